@@ -1,0 +1,20 @@
+// bun run build: compiles src/main.ts into one executable (dist/svc by default) with the
+// migrations and the admin-ui bundle inside.
+import { parseArgs } from "node:util";
+
+const { values } = parseArgs({
+  args: Bun.argv.slice(2),
+  options: { outfile: { type: "string", default: "dist/svc" } },
+});
+
+const result = await Bun.build({
+  entrypoints: ["src/main.ts"],
+  compile: { outfile: values.outfile as string },
+  minify: true,
+  target: "bun",
+});
+if (!result.success) {
+  for (const message of result.logs) console.error(message);
+  process.exit(1);
+}
+console.log(`built ${values.outfile}`);

@@ -1,0 +1,191 @@
+// Service accounts (tenants) and their users (DESIGN.md "Tenancy"). Operators set the
+// status, subscription and flags that decide entitlement (spec 3, 7).
+import { asc, eq, or, sql } from "drizzle-orm";
+import { z } from "zod";
+import type { Clock } from "../clock.ts";
+import type { Db } from "../db/open.ts";
+import {
+  type AccountStatus,
+  accountStatuses,
+  type SubscriptionStatus,
+  serviceAccounts,
+  subscriptionStatuses,
+  users,
+} from "../db/schema.ts";
+import { ApiError } from "../http/errors.ts";
+import { newId } from "../ids.ts";
+import { generateOneTimePassword, hashPassword, passwordProblem } from "./passwords.ts";
+
+export const emailSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .pipe(z.email("must be an e-mail address").max(254, "must be at most 254 characters"));
+
+export const accountFlagsSchema = z
+  .object({
+    status: z.enum(accountStatuses),
+    subscriptionStatus: z.enum(subscriptionStatuses),
+    paymentFailed: z.boolean(),
+    disabled: z.boolean(),
+    demo: z.boolean(),
+    connectEnabled: z.boolean(),
+  })
+  .partial()
+  .strict();
+export type AccountFlags = z.infer<typeof accountFlagsSchema>;
+
+export interface ServiceAccountView {
+  id: string;
+  name: string;
+  status: AccountStatus;
+  subscriptionStatus: SubscriptionStatus;
+  paymentFailed: boolean;
+  disabled: boolean;
+  demo: boolean;
+  connectEnabled: boolean;
+  createdAt: string;
+  updatedAt: string;
+  users: { id: string; email: string; isOperator: boolean }[];
+}
+
+export interface CreateAccountInput {
+  email: string;
+  name?: string;
+  /** Omit to generate a one-time password that must be changed at first sign-in. */
+  password?: string;
+  isOperator?: boolean;
+  status?: AccountStatus;
+  subscriptionStatus?: SubscriptionStatus;
+}
+
+export interface CreatedAccount {
+  account: ServiceAccountView;
+  userId: string;
+  /** Present only when the password was generated; shown once. */
+  oneTimePassword?: string;
+}
+
+function view(db: Db, id: string): ServiceAccountView {
+  const row = db.select().from(serviceAccounts).where(eq(serviceAccounts.id, id)).get();
+  if (!row) throw new ApiError("not_found", `No service account ${id}.`);
+  const members = db
+    .select({ id: users.id, email: users.email, isOperator: users.isOperator })
+    .from(users)
+    .where(eq(users.serviceAccountId, id))
+    .orderBy(asc(users.createdAt))
+    .all();
+  return {
+    id: row.id,
+    name: row.name,
+    status: row.status,
+    subscriptionStatus: row.subscriptionStatus,
+    paymentFailed: row.paymentFailed,
+    disabled: row.disabled,
+    demo: row.demo,
+    connectEnabled: row.connectEnabled,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+    users: members,
+  };
+}
+
+export function getServiceAccount(db: Db, id: string): ServiceAccountView {
+  return view(db, id);
+}
+
+/** Creates a service account and its first user in one transaction. */
+export async function createServiceAccount(
+  db: Db,
+  clock: Clock,
+  input: CreateAccountInput,
+): Promise<CreatedAccount> {
+  const email = emailSchema.safeParse(input.email);
+  if (!email.success)
+    throw new ApiError("invalid_request", `email ${email.error.issues[0]?.message}.`);
+  const generated = input.password === undefined ? generateOneTimePassword() : undefined;
+  const password = input.password ?? (generated as string);
+  const problem = passwordProblem(password);
+  if (problem) throw new ApiError("invalid_request", `password ${problem}.`);
+  const passwordHash = await hashPassword(password);
+  const now = clock.now();
+  const accountId = newId();
+  const userId = newId();
+  db.transaction((tx) => {
+    const taken = tx.select({ id: users.id }).from(users).where(eq(users.email, email.data)).get();
+    if (taken) throw new ApiError("conflict", `A user with e-mail ${email.data} already exists.`);
+    tx.insert(serviceAccounts)
+      .values({
+        id: accountId,
+        name: input.name?.trim() || email.data,
+        status: input.status ?? "sandbox",
+        subscriptionStatus: input.subscriptionStatus ?? "none",
+        createdAt: now,
+        updatedAt: now,
+      })
+      .run();
+    tx.insert(users)
+      .values({
+        id: userId,
+        serviceAccountId: accountId,
+        email: email.data,
+        passwordHash,
+        isOperator: input.isOperator ?? false,
+        mustChangePassword: generated !== undefined,
+        createdAt: now,
+      })
+      .run();
+  });
+  return {
+    account: view(db, accountId),
+    userId,
+    ...(generated !== undefined ? { oneTimePassword: generated } : {}),
+  };
+}
+
+/** Changes the operator-controlled status, subscription and flags of an account. */
+export function updateServiceAccount(
+  db: Db,
+  clock: Clock,
+  id: string,
+  changes: AccountFlags,
+): ServiceAccountView {
+  const parsed = accountFlagsSchema.safeParse(changes);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ApiError(
+      "invalid_request",
+      `${issue?.path.join(".") || "changes"}: ${issue?.message}`,
+    );
+  }
+  const updated = db
+    .update(serviceAccounts)
+    .set({ ...parsed.data, updatedAt: clock.now() })
+    .where(eq(serviceAccounts.id, id))
+    .returning({ id: serviceAccounts.id })
+    .all();
+  if (updated.length === 0) throw new ApiError("not_found", `No service account ${id}.`);
+  return view(db, id);
+}
+
+/** All accounts, optionally filtered by a search over id, name and user e-mails. */
+export function listServiceAccounts(db: Db, search?: string): ServiceAccountView[] {
+  const term = search?.trim();
+  const pattern = term ? `%${term.replace(/[%_\\]/g, "\\$&")}%` : undefined;
+  const rows = db
+    .selectDistinct({ id: serviceAccounts.id })
+    .from(serviceAccounts)
+    .leftJoin(users, eq(users.serviceAccountId, serviceAccounts.id))
+    .where(
+      pattern
+        ? or(
+            sql`${serviceAccounts.id} LIKE ${pattern} ESCAPE '\\'`,
+            sql`${serviceAccounts.name} LIKE ${pattern} ESCAPE '\\'`,
+            sql`${users.email} LIKE ${pattern} ESCAPE '\\'`,
+          )
+        : undefined,
+    )
+    .orderBy(asc(serviceAccounts.createdAt), asc(serviceAccounts.id))
+    .all();
+  return rows.map((row) => view(db, row.id));
+}

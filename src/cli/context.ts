@@ -1,0 +1,82 @@
+import type { Command } from "commander";
+import { type Config, type ConfigKey, loadConfig } from "../config.ts";
+import { createLogger } from "../log.ts";
+import { openServices, type Services } from "../services.ts";
+import type { CliIo } from "./io.ts";
+import { createOutput, type Output } from "./output.ts";
+
+/** A mistake in how a command was called; exits with status 2. */
+export class CliUsageError extends Error {
+  override name = "CliUsageError";
+}
+
+export interface GlobalOptions {
+  dataDir?: string;
+  config?: string;
+  json?: boolean;
+}
+
+export function globalOptions(command: Command): GlobalOptions {
+  return command.optsWithGlobals() as GlobalOptions;
+}
+
+export function outputFor(io: CliIo, command: Command): Output {
+  return createOutput(io, Boolean(globalOptions(command).json));
+}
+
+/** Loads the configuration for a command: global --data-dir/--config plus the command's own flags. */
+export function configFor(
+  io: CliIo,
+  command: Command,
+  flags: Partial<Record<ConfigKey, string | number | boolean>> = {},
+): Config {
+  const global = globalOptions(command);
+  return loadConfig({
+    env: io.env,
+    cwd: io.cwd,
+    flags: { ...flags, ...(global.dataDir !== undefined ? { dataDir: global.dataDir } : {}) },
+    ...(global.config !== undefined ? { configFile: global.config } : {}),
+  });
+}
+
+/**
+ * Runs `fn` with the shared services (database migrated, master key loaded) and closes them
+ * afterwards. Commands are thin: they parse, call one feature function, and print.
+ */
+export async function withServices<T>(
+  io: CliIo,
+  command: Command,
+  fn: (services: Services, out: Output) => Promise<T> | T,
+  options: { flags?: Partial<Record<ConfigKey, string | number | boolean>> } = {},
+): Promise<T> {
+  const config = configFor(io, command, options.flags);
+  const services = openServices(config, {
+    env: io.env,
+    log: createLogger({ level: config.logLevel, write: (line) => io.stderr(`${line}\n`) }),
+    ...(io.clock ? { clock: io.clock } : {}),
+  });
+  try {
+    return await fn(services, outputFor(io, command));
+  } finally {
+    services.database.close();
+  }
+}
+
+/** Parses a --flag value as true/false. */
+export function parseBooleanFlag(name: string, value: string | undefined): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (["true", "1", "yes"].includes(value)) return true;
+  if (["false", "0", "no"].includes(value)) return false;
+  throw new CliUsageError(`--${name} must be true or false, not "${value}"`);
+}
+
+/** Checks a --flag value against a fixed list of choices. */
+export function parseChoice<T extends string>(
+  name: string,
+  value: string | undefined,
+  choices: readonly T[],
+): T | undefined {
+  if (value === undefined) return undefined;
+  if ((choices as readonly string[]).includes(value)) return value as T;
+  throw new CliUsageError(`--${name} must be one of ${choices.join(", ")}; got "${value}"`);
+}

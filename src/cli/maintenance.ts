@@ -1,0 +1,54 @@
+import { resolve } from "node:path";
+import type { Command } from "commander";
+import { backupInstance } from "../backup/backup.ts";
+import { migrateDatabase } from "../db/migrate.ts";
+import { withServices } from "./context.ts";
+import type { CliIo } from "./io.ts";
+
+export function registerMaintenance(program: Command, io: CliIo): void {
+  program
+    .command("migrate")
+    .description(
+      "Bring the database schema up to date (also done at every start). A second run changes nothing.",
+    )
+    .action(async (_options: unknown, cmd: Command) => {
+      await withServices(io, cmd, (services, out) => {
+        // openServices already migrated; running again reports the settled state.
+        const result = migrateDatabase(services.database);
+        out.result(
+          { database: services.database.path, migrations: result.total, applied: result.applied },
+          `database ${services.database.path} is up to date (${result.total} migration${result.total === 1 ? "" : "s"})`,
+        );
+      });
+    });
+
+  program
+    .command("backup")
+    .argument("<dir>", "directory to create (must not exist, or be empty)")
+    .description(
+      "Write an online backup (database snapshot, master key, config) into a new directory.",
+    )
+    .addHelpText(
+      "after",
+      `
+The backup is a complete data dir. Restore by starting from it:
+  svc serve --data-dir <dir>
+The server may keep running while the backup is taken. When the master key comes from
+SVC_MASTER_KEY it is not written to the backup; keep that value with it.`,
+    )
+    .action(async (dir: string, _options: unknown, cmd: Command) => {
+      await withServices(io, cmd, (services, out) => {
+        const result = backupInstance(services, resolve(io.cwd, dir));
+        out.result(result, () =>
+          [
+            `backup written to ${result.directory}`,
+            `  database    ${result.databaseFile} (${result.databaseBytes} bytes)`,
+            `  master key  ${result.masterKeyIncluded ? "included" : "NOT included"}`,
+            `  config      ${result.configIncluded ? "included" : "none in the data dir"}`,
+            ...result.warnings.map((w) => `warning: ${w}`),
+            `restore with: svc serve --data-dir ${result.directory}`,
+          ].join("\n"),
+        );
+      });
+    });
+}

@@ -1,0 +1,95 @@
+// The `svc` command line: one binary, --help on every command, --json for scripts.
+import { Command, CommanderError } from "commander";
+import packageJson from "../../package.json" with { type: "json" };
+import { ConfigError } from "../config.ts";
+import { MasterKeyError } from "../crypto/master-key.ts";
+import { MigrationError } from "../db/migrate.ts";
+import { ApiError } from "../http/errors.ts";
+import { SetupCancelled } from "../setup/wizard.ts";
+import { registerAccounts } from "./accounts.ts";
+import { CliUsageError } from "./context.ts";
+import type { CliIo } from "./io.ts";
+import { registerMaintenance } from "./maintenance.ts";
+import { registerServe } from "./serve.ts";
+import { registerSetup } from "./setup.ts";
+
+export const cliVersion = packageJson.version;
+
+/** Groups whose commands arrive with their features; each is a thin call into feature functions. */
+const laterGroups = [
+  ["keys", "API keys of a service account: create (shown once), list, revoke."],
+  ["sandbox", "The built-in sandbox bank: connect it, drive a connection through every status."],
+  ["sync", "Sync bank connections now (the server also syncs on its schedule)."],
+  ["import", "Import connections, accounts, balances and transactions from a JSON file."],
+  ["endpoints", "Webhook endpoints: add, verify, test, rotate the secret, enable, pause, remove."],
+  ["deliveries", "The webhook delivery log: attempts, outcomes, next retry."],
+  ["events", "Events raised for an account."],
+] as const;
+
+export function buildProgram(io: CliIo): Command {
+  const program = new Command("svc")
+    .description("Svc: a self-hostable bank-data API with signed webhooks, in one executable.")
+    .version(cliVersion, "-v, --version")
+    .option(
+      "--data-dir <dir>",
+      "data directory: database, master key, svc.json (env SVC_DATA_DIR; default ./data)",
+    )
+    .option(
+      "--config <file>",
+      "config file to read instead of <data dir>/svc.json (env SVC_CONFIG)",
+    )
+    .option("--json", "machine-readable JSON on stdout")
+    .showHelpAfterError("(add --help for usage)")
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .exitOverride();
+  registerServe(program, io);
+  registerSetup(program, io);
+  registerMaintenance(program, io);
+  registerAccounts(program, io);
+  for (const [name, description] of laterGroups) {
+    if (!program.commands.some((command) => command.name() === name))
+      program.command(name).description(description);
+  }
+  // Every subcommand inherits the output routing and the no-exit behaviour.
+  const configure = (command: Command) => {
+    command.configureOutput({ writeOut: io.stdout, writeErr: io.stderr }).exitOverride();
+    command.commands.forEach(configure);
+  };
+  program.commands.forEach(configure);
+  return program;
+}
+
+function errorLine(error: unknown): { line: string; code: number; body?: unknown } {
+  if (error instanceof ApiError) return { line: error.message, code: 1, body: error.toBody() };
+  if (error instanceof CliUsageError) return { line: error.message, code: 2 };
+  if (error instanceof ConfigError) return { line: `config: ${error.message}`, code: 78 };
+  if (error instanceof MasterKeyError) return { line: `master key: ${error.message}`, code: 78 };
+  if (error instanceof MigrationError) return { line: `database: ${error.message}`, code: 1 };
+  if (error instanceof SetupCancelled) return { line: error.message, code: 1 };
+  return {
+    line: `unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    code: 1,
+  };
+}
+
+/** Runs the CLI and returns the exit status (0 ok, 1 failed, 2 usage, 78 configuration). */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const program = buildProgram(io);
+  try {
+    if (argv.length === 0) {
+      program.outputHelp();
+      return 0;
+    }
+    await program.parseAsync(argv, { from: "user" });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version arrive here as "errors" with exit code 0.
+      return error.exitCode;
+    }
+    const { line, code, body } = errorLine(error);
+    const json = argv.includes("--json");
+    io.stderr(json && body ? `${JSON.stringify(body)}\n` : `error: ${line}\n`);
+    return code;
+  }
+}

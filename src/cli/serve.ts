@@ -1,0 +1,66 @@
+import type { Command } from "commander";
+import { type ConfigKey, describeConfigKeys } from "../config.ts";
+import { startService } from "../runtime.ts";
+import { withServices } from "./context.ts";
+import type { CliIo } from "./io.ts";
+
+/** Config keys that `serve` also takes as flags (data dir and config file are global). */
+const serveFlagKeys = describeConfigKeys().filter((spec) => spec.key !== "dataDir");
+
+function camel(flag: string): string {
+  return flag.replace(/^--/, "").replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+export function registerServe(program: Command, io: CliIo): void {
+  const command = program
+    .command("serve")
+    .description(
+      "Run the API, the portal and the webhook dispatcher until stopped (SIGTERM/SIGINT).",
+    )
+    .addHelpText(
+      "after",
+      `
+With no set-up at all it serves http://localhost:8080 from ./data, creating the database,
+the master key and a first operator (its e-mail and one-time password are printed once).
+Every flag can also be set as an SVC_* environment variable or in <data dir>/svc.json;
+flags win over the environment, which wins over the file.`,
+    );
+  for (const spec of serveFlagKeys) {
+    const takesValue = spec.key !== "unsafeAllowPrivateTargets";
+    const label = takesValue ? `${spec.flag} <value>` : spec.flag;
+    const defaultText = spec.default === undefined ? "" : ` (default: ${spec.default})`;
+    command.option(label, `${spec.env}${defaultText}`);
+  }
+  command.action(async (options: Record<string, string | boolean | undefined>, cmd: Command) => {
+    const flags: Partial<Record<ConfigKey, string | boolean>> = {};
+    for (const spec of serveFlagKeys) {
+      const value = options[camel(spec.flag)];
+      if (value !== undefined) flags[spec.key] = value;
+    }
+    await withServices(
+      io,
+      cmd,
+      async (services) => {
+        const running = await startService(services);
+        if (running.firstOperator) {
+          const user = running.firstOperator.account.users[0];
+          io.stdout(
+            [
+              "",
+              "First start: an operator account was created for the portal.",
+              `  sign in at  ${services.config.baseUrl}/`,
+              `  e-mail      ${user?.email}`,
+              `  password    ${running.firstOperator.oneTimePassword}`,
+              "This password is shown only now and must be changed at the first sign-in.",
+              "",
+            ].join("\n"),
+          );
+        }
+        const signal = await io.untilStopSignal();
+        services.log.info("signal received", { signal });
+        await running.stop();
+      },
+      { flags },
+    );
+  });
+}

@@ -1,0 +1,334 @@
+// Configuration: one zod schema per key; defaults < config file < SVC_* environment < flags.
+// A bad value stops start-up with one line naming where it came from and what is wrong.
+import { existsSync, readFileSync } from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
+import { Cron } from "croner";
+import ipaddr from "ipaddr.js";
+import { z } from "zod";
+import { logLevels } from "./log.ts";
+
+const booleanWords: Record<string, boolean> = {
+  true: true,
+  false: false,
+  "1": true,
+  "0": false,
+  yes: true,
+  no: false,
+};
+const booleanText = z.preprocess(
+  (value) => (typeof value === "string" && value in booleanWords ? booleanWords[value] : value),
+  z.boolean({ error: "must be true or false" }),
+);
+
+const integerText = (min: number, max: number) =>
+  z.preprocess(
+    (value) => (typeof value === "string" && /^-?\d+$/.test(value.trim()) ? Number(value) : value),
+    z
+      .number({ error: "must be a whole number" })
+      .int("must be a whole number")
+      .min(min, `must be at least ${min}`)
+      .max(max, `must be at most ${max}`),
+  );
+
+const httpUrl = z
+  .string()
+  .trim()
+  .refine(
+    (value) => URL.canParse(value),
+    "must be an absolute URL such as https://bank-api.example.com",
+  )
+  .transform((value) => new URL(value))
+  .refine((url) => url.protocol === "http:" || url.protocol === "https:", "must use http or https")
+  .refine((url) => !url.username && !url.password, "must not contain credentials")
+  .refine((url) => !url.search && !url.hash, "must not have a query or fragment")
+  // One canonical spelling without a trailing slash, so `${baseUrl}/v1` is always right.
+  .transform((url) => url.toString().replace(/\/+$/, ""));
+
+const ipAddressText = z
+  .string()
+  .trim()
+  .refine((value) => ipaddr.isValid(value), "must be an IPv4 or IPv6 address")
+  .transform((value) => ipaddr.process(value).toString());
+
+const cronText = z
+  .string()
+  .trim()
+  .refine((value) => {
+    try {
+      new Cron(value, { paused: true }).stop();
+      return true;
+    } catch {
+      return false;
+    }
+  }, "must be a cron pattern such as */15 * * * *");
+
+const smtpUrl = z
+  .string()
+  .trim()
+  .refine(
+    (value) => URL.canParse(value),
+    "must be a URL such as smtp://user:pass@mail.example.com:587",
+  )
+  .refine(
+    (value) => ["smtp:", "smtps:"].includes(new URL(value).protocol),
+    "must use smtp:// or smtps://",
+  );
+
+const pathText = z.string().trim().min(1, "must not be empty");
+
+/** Every configuration key: its schema (accepting the text form used by env and flags), env name, flag. */
+const keySpecs = {
+  baseUrl: { schema: httpUrl, env: "SVC_BASE_URL", flag: "base-url" },
+  host: { schema: z.string().trim().min(1, "must not be empty"), env: "SVC_HOST", flag: "host" },
+  port: { schema: integerText(0, 65535), env: "SVC_PORT", flag: "port" },
+  dataDir: { schema: pathText, env: "SVC_DATA_DIR", flag: "data-dir" },
+  tlsCertFile: { schema: pathText, env: "SVC_TLS_CERT_FILE", flag: "tls-cert-file" },
+  tlsKeyFile: { schema: pathText, env: "SVC_TLS_KEY_FILE", flag: "tls-key-file" },
+  deliverySourceIp: { schema: ipAddressText, env: "SVC_DELIVERY_SOURCE_IP", flag: "source-ip" },
+  deliveryCaFile: { schema: pathText, env: "SVC_DELIVERY_CA_FILE", flag: "delivery-ca-file" },
+  unsafeAllowPrivateTargets: {
+    schema: booleanText,
+    env: "SVC_UNSAFE_ALLOW_PRIVATE_TARGETS",
+    flag: "unsafe-allow-private-targets",
+  },
+  smtpUrl: { schema: smtpUrl, env: "SVC_SMTP_URL", flag: "smtp-url" },
+  mailFrom: {
+    schema: z.string().trim().pipe(z.email("must be an e-mail address")),
+    env: "SVC_MAIL_FROM",
+    flag: "mail-from",
+  },
+  syncSchedule: { schema: cronText, env: "SVC_SYNC_SCHEDULE", flag: "sync-schedule" },
+  retentionDays: {
+    schema: integerText(1, 3650),
+    env: "SVC_RETENTION_DAYS",
+    flag: "retention-days",
+  },
+  apiRateLimitPerMinute: {
+    schema: integerText(0, 1_000_000),
+    env: "SVC_API_RATE_LIMIT_PER_MINUTE",
+    flag: "api-rate-limit",
+  },
+  deliveryConcurrency: {
+    schema: integerText(1, 1024),
+    env: "SVC_DELIVERY_CONCURRENCY",
+    flag: "delivery-concurrency",
+  },
+  endpointConcurrency: {
+    schema: integerText(1, 256),
+    env: "SVC_ENDPOINT_CONCURRENCY",
+    flag: "endpoint-concurrency",
+  },
+  logLevel: {
+    schema: z.enum(logLevels, { error: `must be one of ${logLevels.join(", ")}` }),
+    env: "SVC_LOG_LEVEL",
+    flag: "log-level",
+  },
+} as const;
+
+export type ConfigKey = keyof typeof keySpecs;
+export const configKeys = Object.keys(keySpecs) as ConfigKey[];
+
+export interface Config {
+  /** Public URL of this instance without a trailing slash; the API lives at `${baseUrl}/v1`. */
+  baseUrl: string;
+  host: string;
+  port: number;
+  /** Absolute path of the data directory (database, master key, config file). */
+  dataDir: string;
+  tlsCertFile?: string;
+  tlsKeyFile?: string;
+  /** The one address deliveries come from (spec 4); bound when it is an address of this host. */
+  deliverySourceIp?: string;
+  /** Extra CA certificates (PEM) trusted for deliveries, in addition to the system roots. */
+  deliveryCaFile?: string;
+  /** Development and test only: lets deliveries reach loopback/private addresses on any port. */
+  unsafeAllowPrivateTargets: boolean;
+  smtpUrl?: string;
+  mailFrom: string;
+  syncSchedule: string;
+  retentionDays: number;
+  /** Read-API requests per key per minute; 0 turns the limit off. */
+  apiRateLimitPerMinute: number;
+  deliveryConcurrency: number;
+  endpointConcurrency: number;
+  logLevel: (typeof logLevels)[number];
+  /** Path of the config file that was read, if any (for `svc setup` and diagnostics). */
+  configFile?: string;
+}
+
+const defaults = {
+  host: "127.0.0.1",
+  port: 8080,
+  dataDir: "./data",
+  unsafeAllowPrivateTargets: false,
+  mailFrom: "svc@localhost.localdomain",
+  syncSchedule: "*/15 * * * *",
+  retentionDays: 30,
+  apiRateLimitPerMinute: 600,
+  deliveryConcurrency: 64,
+  endpointConcurrency: 8,
+  logLevel: "info",
+} satisfies Partial<Record<ConfigKey, unknown>>;
+
+export const configFileName = "svc.json";
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+export interface ConfigSources {
+  /** Values from command-line flags (already split by the CLI), by config key. */
+  flags?: Partial<Record<ConfigKey, string | number | boolean>>;
+  /** An explicit config file (`--config` / `SVC_CONFIG`); otherwise `<dataDir>/svc.json` if present. */
+  configFile?: string;
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+}
+
+interface RawValue {
+  value: unknown;
+  /** Where it came from, named the way the operator wrote it. */
+  origin: string;
+}
+
+function readConfigFile(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new ConfigError(
+      `config file ${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? error})`,
+    );
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`config file ${path}: not valid JSON (${(error as Error).message})`);
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    throw new ConfigError(`config file ${path}: must hold a JSON object`);
+  }
+  for (const key of Object.keys(parsed)) {
+    if (!(key in keySpecs)) {
+      throw new ConfigError(
+        `config file ${path}: unknown key "${key}" (known keys: ${configKeys.join(", ")})`,
+      );
+    }
+  }
+  return parsed as Record<string, unknown>;
+}
+
+function describe(value: unknown): string {
+  const text = typeof value === "string" ? JSON.stringify(value) : String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+/** Loads, layers and validates the configuration, or throws one ConfigError line. */
+export function loadConfig(sources: ConfigSources = {}): Config {
+  const env = sources.env ?? process.env;
+  const cwd = sources.cwd ?? process.cwd();
+  const flags = sources.flags ?? {};
+  const raw = new Map<ConfigKey, RawValue>();
+  const envValue = (key: ConfigKey): RawValue | undefined => {
+    const name = keySpecs[key].env;
+    const value = env[name];
+    return value === undefined || value === "" ? undefined : { value, origin: `${name}` };
+  };
+  const flagValue = (key: ConfigKey): RawValue | undefined => {
+    const value = flags[key];
+    return value === undefined ? undefined : { value, origin: `--${keySpecs[key].flag}` };
+  };
+
+  // The data dir decides where the default config file lives, so it is settled first.
+  const explicitFile = sources.configFile ?? (env.SVC_CONFIG || undefined);
+  const explicitFileValues = explicitFile ? readConfigFile(resolve(cwd, explicitFile)) : undefined;
+  const dataDirRaw = flagValue("dataDir") ??
+    envValue("dataDir") ??
+    (explicitFileValues?.dataDir !== undefined
+      ? { value: explicitFileValues.dataDir, origin: `${explicitFile}: dataDir` }
+      : undefined) ?? { value: defaults.dataDir, origin: "default dataDir" };
+  const dataDirParsed = keySpecs.dataDir.schema.safeParse(dataDirRaw.value);
+  if (!dataDirParsed.success) {
+    throw new ConfigError(
+      `${dataDirRaw.origin}: ${dataDirParsed.error.issues[0]?.message ?? "invalid"}`,
+    );
+  }
+  const dataDir = resolve(cwd, dataDirParsed.data);
+
+  let configFile: string | undefined;
+  let fileValues: Record<string, unknown> = {};
+  if (explicitFile) {
+    configFile = resolve(cwd, explicitFile);
+    fileValues = explicitFileValues ?? {};
+  } else if (existsSync(join(dataDir, configFileName))) {
+    configFile = join(dataDir, configFileName);
+    fileValues = readConfigFile(configFile);
+    if ("dataDir" in fileValues) {
+      throw new ConfigError(
+        `config file ${configFile}: "dataDir" cannot be set inside the data dir; use --data-dir or SVC_DATA_DIR`,
+      );
+    }
+  }
+
+  for (const key of configKeys) {
+    const fromFile =
+      key in fileValues ? { value: fileValues[key], origin: `${configFile}: ${key}` } : undefined;
+    const chosen = flagValue(key) ?? envValue(key) ?? fromFile;
+    if (chosen) raw.set(key, chosen);
+  }
+
+  const values: Record<string, unknown> = { dataDir };
+  for (const key of configKeys) {
+    if (key === "dataDir") continue;
+    const entry = raw.get(key);
+    if (!entry) {
+      if (key in defaults) values[key] = defaults[key as keyof typeof defaults];
+      continue;
+    }
+    const parsed = keySpecs[key].schema.safeParse(entry.value);
+    if (!parsed.success) {
+      const reason = parsed.error.issues[0]?.message ?? "is invalid";
+      throw new ConfigError(`${entry.origin}=${describe(entry.value)}: ${reason}`);
+    }
+    values[key] = parsed.data;
+  }
+  values.baseUrl ??= `http://localhost:${values.port}`;
+
+  const config = values as unknown as Config;
+  for (const key of ["tlsCertFile", "tlsKeyFile", "deliveryCaFile"] as const) {
+    const path = config[key];
+    if (path !== undefined) {
+      config[key] = isAbsolute(path) ? path : resolve(cwd, path);
+      if (!existsSync(config[key] as string)) {
+        throw new ConfigError(`${raw.get(key)?.origin ?? key}: file ${config[key]} does not exist`);
+      }
+    }
+  }
+  if ((config.tlsCertFile === undefined) !== (config.tlsKeyFile === undefined)) {
+    throw new ConfigError("tlsCertFile and tlsKeyFile: set both to serve HTTPS, or neither");
+  }
+  if (configFile) config.configFile = configFile;
+  return config;
+}
+
+/** Environment variable and flag names for each key, for --help and the docs. */
+export function describeConfigKeys(): {
+  key: ConfigKey;
+  env: string;
+  flag: string;
+  default?: unknown;
+}[] {
+  return configKeys.map((key) => ({
+    key,
+    env: keySpecs[key].env,
+    flag: `--${keySpecs[key].flag}`,
+    default: key === "baseUrl" ? "http://localhost:<port>" : defaults[key as keyof typeof defaults],
+  }));
+}
+
+/** Validates one value for a key (used by the setup wizard before it writes the file). */
+export function validateConfigValue(key: ConfigKey, value: unknown): string | undefined {
+  const parsed = keySpecs[key].schema.safeParse(value);
+  return parsed.success ? undefined : (parsed.error.issues[0]?.message ?? "is invalid");
+}

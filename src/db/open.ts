@@ -1,0 +1,53 @@
+import { Database as SqliteDatabase } from "bun:sqlite";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { type BunSQLiteDatabase, drizzle } from "drizzle-orm/bun-sqlite";
+import * as schema from "./schema.ts";
+
+export type Db = BunSQLiteDatabase<typeof schema>;
+/** What `db.transaction(...)` hands its callback; feature functions accept either. */
+export type DbOrTx = Db | Parameters<Parameters<Db["transaction"]>[0]>[0];
+
+export interface Database {
+  db: Db;
+  sqlite: SqliteDatabase;
+  path: string;
+  close(): void;
+}
+
+export const databaseFileName = "svc.db";
+
+export function databasePath(dataDir: string): string {
+  return join(dataDir, databaseFileName);
+}
+
+/**
+ * Opens (creating if needed) the SQLite database with the pragmas the service relies on:
+ * WAL for concurrent readers, foreign keys enforced, a busy timeout so a CLI command and a
+ * running server can share the file, and synchronous=NORMAL (durable across process crashes).
+ */
+export function openDatabase(path: string): Database {
+  if (path !== ":memory:") {
+    // Bank data: only the service's own user may read the directory and the file
+    // (SQLite gives the -wal and -shm files the database file's permissions).
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    if (!existsSync(path)) writeFileSync(path, "", { mode: 0o600, flag: "wx" });
+  }
+  const sqlite = new SqliteDatabase(path, { create: true, strict: true });
+  sqlite.exec("PRAGMA journal_mode = WAL");
+  sqlite.exec("PRAGMA foreign_keys = ON");
+  sqlite.exec("PRAGMA busy_timeout = 5000");
+  sqlite.exec("PRAGMA synchronous = NORMAL");
+  const db = drizzle({ client: sqlite, schema });
+  let closed = false;
+  return {
+    db,
+    sqlite,
+    path,
+    close() {
+      if (closed) return;
+      closed = true;
+      sqlite.close();
+    },
+  };
+}

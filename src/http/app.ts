@@ -1,0 +1,15 @@
+// Assembles the HTTP application: request ids, one error model, and each feature's routes.
+import { Hono } from "hono";
+import type { Services } from "../services.ts";
+import { createErrorHandler, notFoundHandler } from "./errors.ts";
+import { healthRoutes } from "./health.ts";
+import { requestIdMiddleware } from "./request-id.ts";
+
+export function createApp(services: Services): Hono {
+  const app = new Hono();
+  app.use("*", requestIdMiddleware());
+  app.onError(createErrorHandler(services.log));
+  app.notFound(notFoundHandler);
+  app.route("/", healthRoutes(services.database));
+  return app;
+}

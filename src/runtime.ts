@@ -1,0 +1,68 @@
+// `svc serve` as a function: the HTTP server plus the background work, with an orderly stop.
+import { ensureFirstOperator } from "./accounts/bootstrap.ts";
+import type { CreatedAccount } from "./accounts/service-accounts.ts";
+import { startHttpServer } from "./http/server.ts";
+import type { Services } from "./services.ts";
+
+export interface RunningService {
+  url: URL;
+  /** Set on the very first start: the operator account and its one-time password. */
+  firstOperator?: CreatedAccount;
+  /** Stop accepting, finish or release in-flight work, close the database. */
+  stop(): Promise<void>;
+}
+
+/** A background worker (dispatcher, schedulers) that can be asked to finish. */
+export interface Worker {
+  name: string;
+  stop(): Promise<void>;
+}
+
+const drainTimeoutMs = 10_000;
+
+async function withDeadline(work: Promise<void>, timeoutMs: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  try {
+    return await Promise.race([work.then(() => true as const), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export async function startService(services: Services): Promise<RunningService> {
+  const { log, config } = services;
+  const firstOperator = await ensureFirstOperator(services.db, services.clock);
+  if (config.unsafeAllowPrivateTargets) {
+    log.warn(
+      "SVC_UNSAFE_ALLOW_PRIVATE_TARGETS is on: webhook deliveries may reach loopback and private addresses on any port. Never use this in production.",
+    );
+  }
+  const workers: Worker[] = [];
+  const server = startHttpServer(services);
+  log.info("listening", {
+    listen: server.url.toString(),
+    baseUrl: config.baseUrl,
+    dataDir: config.dataDir,
+  });
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      log.info("stopping");
+      if (!(await withDeadline(server.stop(), drainTimeoutMs))) {
+        log.warn("in-flight requests did not finish in time; closing their connections");
+        await server.stop(true);
+      }
+      for (const worker of workers.reverse()) {
+        if (!(await withDeadline(worker.stop(), drainTimeoutMs)))
+          log.warn("worker did not stop in time", { worker: worker.name });
+      }
+      services.database.close();
+      log.info("stopped");
+    })();
+    return stopping;
+  };
+  return { url: server.url, stop, ...(firstOperator ? { firstOperator } : {}) };
+}

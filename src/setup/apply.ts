@@ -1,0 +1,152 @@
+// What `svc setup` does once its answers are known (the wizard and the flags both end here).
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { networkInterfaces } from "node:os";
+import { join, resolve } from "node:path";
+import ipaddr from "ipaddr.js";
+import { ensureFirstOperator } from "../accounts/bootstrap.ts";
+import { passwordProblem } from "../accounts/passwords.ts";
+import { createServiceAccount, emailSchema } from "../accounts/service-accounts.ts";
+import { findUserByEmail, setUserPassword } from "../accounts/users.ts";
+import type { Clock } from "../clock.ts";
+import { ConfigError, configFileName, loadConfig, validateConfigValue } from "../config.ts";
+import { masterKeyPath } from "../crypto/master-key.ts";
+import { ApiError } from "../http/errors.ts";
+import { silentLogger } from "../log.ts";
+import { openServices } from "../services.ts";
+
+export interface SetupAnswers {
+  dataDir: string;
+  baseUrl: string;
+  sourceIp?: string;
+  adminEmail: string;
+  /** Omit to generate a one-time password (printed once). */
+  adminPassword?: string;
+}
+
+export interface SetupResult {
+  configFile: string;
+  masterKey: string;
+  database: string;
+  baseUrl: string;
+  deliverySourceIp?: string;
+  operator: { email: string; created: boolean; oneTimePassword?: string };
+  notes: string[];
+}
+
+/** Problems with the answers, by field; empty when they can be applied. */
+export function checkSetupAnswers(answers: SetupAnswers): Record<string, string> {
+  const problems: Record<string, string> = {};
+  const baseUrl = validateConfigValue("baseUrl", answers.baseUrl);
+  if (baseUrl) problems.baseUrl = `base URL ${baseUrl}`;
+  if (answers.sourceIp !== undefined) {
+    const ip = validateConfigValue("deliverySourceIp", answers.sourceIp);
+    if (ip) problems.sourceIp = `delivery source IP ${ip}`;
+  }
+  const email = emailSchema.safeParse(answers.adminEmail);
+  if (!email.success) problems.adminEmail = `operator e-mail ${email.error.issues[0]?.message}`;
+  if (answers.adminPassword !== undefined) {
+    const problem = passwordProblem(answers.adminPassword);
+    if (problem) problems.adminPassword = `operator password ${problem}`;
+  }
+  return problems;
+}
+
+function isLocalAddress(ip: string): boolean {
+  const wanted = ipaddr.process(ip).toString();
+  return Object.values(networkInterfaces())
+    .flat()
+    .some(
+      (entry) =>
+        entry &&
+        ipaddr.isValid(entry.address) &&
+        ipaddr.process(entry.address).toString() === wanted,
+    );
+}
+
+function writeConfigFile(path: string, values: Record<string, unknown>): void {
+  const existing = existsSync(path)
+    ? (JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>)
+    : {};
+  const merged = { ...existing, ...values };
+  for (const [key, value] of Object.entries(merged)) if (value === undefined) delete merged[key];
+  const temporary = `${path}.tmp-${process.pid}`;
+  // 0600: the file may hold an SMTP URL with a password.
+  writeFileSync(temporary, `${JSON.stringify(merged, null, 2)}\n`, { mode: 0o600 });
+  renameSync(temporary, path);
+}
+
+export async function applySetup(
+  answers: SetupAnswers,
+  options: { env: Record<string, string | undefined>; cwd: string; clock?: Clock },
+): Promise<SetupResult> {
+  const problems = Object.values(checkSetupAnswers(answers));
+  if (problems.length > 0) throw new ConfigError(problems.join("; "));
+  const dataDir = resolve(options.cwd, answers.dataDir);
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const base = loadConfig({ env: options.env, cwd: options.cwd, flags: { dataDir } });
+  const configFile = join(base.dataDir, configFileName);
+  writeConfigFile(configFile, { baseUrl: answers.baseUrl, deliverySourceIp: answers.sourceIp });
+  // Read back through the normal loader, so a value the server would refuse is caught now.
+  const config = loadConfig({ env: options.env, cwd: options.cwd, flags: { dataDir } });
+  const services = openServices(config, {
+    env: options.env,
+    log: silentLogger,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  try {
+    const email = emailSchema.parse(answers.adminEmail);
+    const existing = findUserByEmail(services.db, email);
+    let operator: SetupResult["operator"];
+    if (existing) {
+      if (!existing.isOperator) {
+        throw new ApiError(
+          "conflict",
+          `${email} belongs to a customer account, not an operator; choose another e-mail`,
+        );
+      }
+      if (answers.adminPassword !== undefined)
+        await setUserPassword(services.db, existing.id, answers.adminPassword);
+      operator = { email, created: false };
+    } else {
+      const input = {
+        email,
+        ...(answers.adminPassword !== undefined ? { password: answers.adminPassword } : {}),
+      };
+      const created =
+        (await ensureFirstOperator(services.db, services.clock, input)) ??
+        (await createServiceAccount(services.db, services.clock, {
+          ...input,
+          name: "Operators",
+          isOperator: true,
+          status: "active",
+        }));
+      operator = {
+        email,
+        created: true,
+        ...(created.oneTimePassword ? { oneTimePassword: created.oneTimePassword } : {}),
+      };
+    }
+    const notes: string[] = [];
+    if (answers.sourceIp && !isLocalAddress(answers.sourceIp)) {
+      notes.push(
+        `${answers.sourceIp} is not an address of this host: route webhook egress through it (NAT or proxy) so receivers see that address.`,
+      );
+    }
+    if (!answers.sourceIp)
+      notes.push(
+        "No delivery source IP set: receivers behind an allowlist will not know what to allow.",
+      );
+    return {
+      configFile,
+      masterKey:
+        services.masterKey.source === "env" ? "SVC_MASTER_KEY" : masterKeyPath(config.dataDir),
+      database: services.database.path,
+      baseUrl: config.baseUrl,
+      ...(config.deliverySourceIp ? { deliverySourceIp: config.deliverySourceIp } : {}),
+      operator,
+      notes,
+    };
+  } finally {
+    services.database.close();
+  }
+}

@@ -1,0 +1,179 @@
+import { describe, expect, test } from "bun:test";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { ConfigError, loadConfig } from "../src/config.ts";
+import { makeTempDir } from "./support/temp.ts";
+
+function dirWithFile(contents: unknown): string {
+  const dir = makeTempDir();
+  writeFileSync(
+    join(dir, "svc.json"),
+    typeof contents === "string" ? contents : JSON.stringify(contents),
+  );
+  return dir;
+}
+
+function configError(load: () => unknown): string {
+  try {
+    load();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+describe("config precedence: defaults < file < SVC_* env < flags", () => {
+  test("with nothing set, the embedded defaults apply (./data, 127.0.0.1:8080, http://localhost:8080)", () => {
+    const cwd = makeTempDir();
+    const config = loadConfig({ env: {}, cwd });
+    expect(config.dataDir).toBe(join(cwd, "data"));
+    expect(config.host).toBe("127.0.0.1");
+    expect(config.port).toBe(8080);
+    expect(config.baseUrl).toBe("http://localhost:8080");
+    expect(config.syncSchedule).toBe("*/15 * * * *");
+    expect(config.retentionDays).toBe(30);
+    expect(config.unsafeAllowPrivateTargets).toBe(false);
+    expect(config.apiRateLimitPerMinute).toBe(600);
+  });
+
+  test("the config file in the data dir overrides defaults", () => {
+    const dir = dirWithFile({ port: 9000, retentionDays: 7, baseUrl: "https://api.example.com/" });
+    const config = loadConfig({ env: {}, cwd: dir, flags: { dataDir: dir } });
+    expect(config.port).toBe(9000);
+    expect(config.retentionDays).toBe(7);
+    expect(config.baseUrl).toBe("https://api.example.com");
+    expect(config.configFile).toBe(join(dir, "svc.json"));
+  });
+
+  test("SVC_* environment overrides the file", () => {
+    const dir = dirWithFile({ port: 9000 });
+    const config = loadConfig({ env: { SVC_PORT: "9100", SVC_DATA_DIR: dir }, cwd: "/" });
+    expect(config.port).toBe(9100);
+  });
+
+  test("flags override the environment", () => {
+    const dir = dirWithFile({ port: 9000 });
+    const config = loadConfig({
+      env: { SVC_PORT: "9100" },
+      cwd: dir,
+      flags: { dataDir: dir, port: "9200" },
+    });
+    expect(config.port).toBe(9200);
+  });
+
+  test("--data-dir wins over SVC_DATA_DIR and decides which svc.json is read", () => {
+    const fromFlag = dirWithFile({ port: 9001 });
+    const fromEnv = dirWithFile({ port: 9002 });
+    const config = loadConfig({
+      env: { SVC_DATA_DIR: fromEnv },
+      cwd: "/",
+      flags: { dataDir: fromFlag },
+    });
+    expect(config.dataDir).toBe(fromFlag);
+    expect(config.port).toBe(9001);
+  });
+
+  test("an explicit --config file is read instead of <data dir>/svc.json and may name the data dir", () => {
+    const dir = makeTempDir();
+    const file = join(dir, "elsewhere.json");
+    writeFileSync(file, JSON.stringify({ dataDir: "./state", port: 7000 }));
+    const config = loadConfig({ env: {}, cwd: dir, configFile: "elsewhere.json" });
+    expect(config.dataDir).toBe(join(dir, "state"));
+    expect(config.port).toBe(7000);
+  });
+
+  test("the default base URL follows a changed port", () => {
+    expect(loadConfig({ env: { SVC_PORT: "9999" }, cwd: makeTempDir() }).baseUrl).toBe(
+      "http://localhost:9999",
+    );
+  });
+
+  test("booleans and IP addresses are read from their text form", () => {
+    const config = loadConfig({
+      env: {
+        SVC_UNSAFE_ALLOW_PRIVATE_TARGETS: "true",
+        SVC_DELIVERY_SOURCE_IP: "::ffff:203.0.113.7",
+      },
+      cwd: makeTempDir(),
+    });
+    expect(config.unsafeAllowPrivateTargets).toBe(true);
+    expect(config.deliverySourceIp).toBe("203.0.113.7");
+  });
+});
+
+describe("a bad value stops start-up with one line naming the key", () => {
+  const cwd = makeTempDir();
+  test.each([
+    [{ SVC_PORT: "abc" }, /^SVC_PORT="abc": must be a whole number$/],
+    [{ SVC_PORT: "70000" }, /^SVC_PORT="70000": must be at most 65535$/],
+    [{ SVC_BASE_URL: "not a url" }, /^SVC_BASE_URL=.*must be an absolute URL/],
+    [{ SVC_BASE_URL: "ftp://example.com" }, /^SVC_BASE_URL=.*must use http or https/],
+    [
+      { SVC_BASE_URL: "https://user:pw@example.com" },
+      /^SVC_BASE_URL=.*must not contain credentials/,
+    ],
+    [
+      { SVC_DELIVERY_SOURCE_IP: "300.1.1.1" },
+      /^SVC_DELIVERY_SOURCE_IP=.*must be an IPv4 or IPv6 address/,
+    ],
+    [{ SVC_SYNC_SCHEDULE: "every now and then" }, /^SVC_SYNC_SCHEDULE=.*must be a cron pattern/],
+    [{ SVC_RETENTION_DAYS: "0" }, /^SVC_RETENTION_DAYS="0": must be at least 1$/],
+    [{ SVC_SMTP_URL: "http://mail.example.com" }, /^SVC_SMTP_URL=.*smtp:\/\/ or smtps:\/\//],
+    [{ SVC_MAIL_FROM: "nobody" }, /^SVC_MAIL_FROM=.*e-mail address/],
+    [{ SVC_LOG_LEVEL: "loud" }, /^SVC_LOG_LEVEL="loud": /],
+    [{ SVC_UNSAFE_ALLOW_PRIVATE_TARGETS: "maybe" }, /^SVC_UNSAFE_ALLOW_PRIVATE_TARGETS="maybe": /],
+    [
+      { SVC_TLS_CERT_FILE: "/nonexistent/cert.pem" },
+      /SVC_TLS_CERT_FILE: file \/nonexistent\/cert.pem does not exist/,
+    ],
+  ])("%p is refused", (env, pattern) => {
+    const message = configError(() => loadConfig({ env, cwd }));
+    expect(message).toMatch(pattern);
+    expect(message.split("\n")).toHaveLength(1);
+  });
+
+  test("a flag's error names the flag", () => {
+    expect(configError(() => loadConfig({ env: {}, cwd, flags: { port: "-1" } }))).toBe(
+      '--port="-1": must be at least 0',
+    );
+  });
+
+  test("a file's error names the file and the key", () => {
+    const dir = dirWithFile({ port: "eighty" });
+    expect(configError(() => loadConfig({ env: {}, cwd: dir, flags: { dataDir: dir } }))).toBe(
+      `${join(dir, "svc.json")}: port="eighty": must be a whole number`,
+    );
+  });
+
+  test("an unknown key in the file is refused (catches typos)", () => {
+    const dir = dirWithFile({ bseUrl: "https://x.example.com" });
+    expect(configError(() => loadConfig({ env: {}, cwd: dir, flags: { dataDir: dir } }))).toMatch(
+      /unknown key "bseUrl"/,
+    );
+  });
+
+  test("a file that is not JSON is refused", () => {
+    const dir = dirWithFile("{ port: 1 ");
+    expect(configError(() => loadConfig({ env: {}, cwd: dir, flags: { dataDir: dir } }))).toMatch(
+      /not valid JSON/,
+    );
+  });
+
+  test("a TLS certificate without a key is refused", () => {
+    const dir = makeTempDir();
+    const cert = join(dir, "cert.pem");
+    writeFileSync(cert, "x");
+    expect(configError(() => loadConfig({ env: { SVC_TLS_CERT_FILE: cert }, cwd: dir }))).toMatch(
+      /set both/,
+    );
+  });
+
+  test("dataDir inside the data dir's own svc.json is refused", () => {
+    const dir = dirWithFile({ dataDir: "/elsewhere" });
+    mkdirSync(join(dir, "x"), { recursive: true });
+    expect(configError(() => loadConfig({ env: {}, cwd: dir, flags: { dataDir: dir } }))).toMatch(
+      /cannot be set inside the data dir/,
+    );
+  });
+});

@@ -1,0 +1,86 @@
+// The compiled binary, built once per test process into a temporary directory.
+import { join } from "node:path";
+import { makeTempDir } from "./temp.ts";
+
+const repoRoot = join(import.meta.dir, "../..");
+let built: Promise<string> | undefined;
+
+export function compiledBinary(): Promise<string> {
+  built ??= (async () => {
+    const outfile = join(makeTempDir("svc-bin"), "svc");
+    const build = Bun.spawn([process.execPath, "run", "scripts/build.ts", "--outfile", outfile], {
+      cwd: repoRoot,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const code = await build.exited;
+    if (code !== 0) {
+      throw new Error(`building the binary failed:\n${await new Response(build.stderr).text()}`);
+    }
+    return outfile;
+  })();
+  return built;
+}
+
+export interface StartedBinary {
+  process: Bun.Subprocess<"ignore", "pipe", "pipe">;
+  baseUrl: string;
+  stdout(): string;
+  stderr(): string;
+  stop(signal?: NodeJS.Signals): Promise<number>;
+}
+
+/** Starts `svc serve` on a free loopback port and waits until /healthz answers. */
+export async function startBinary(
+  binary: string,
+  options: { cwd: string; args?: string[]; env?: Record<string, string> },
+): Promise<StartedBinary> {
+  const port = await freePort();
+  const child = Bun.spawn([binary, "serve", "--port", String(port), ...(options.args ?? [])], {
+    cwd: options.cwd,
+    env: { PATH: process.env.PATH ?? "", HOME: options.cwd, ...options.env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  let out = "";
+  let err = "";
+  const pump = async (stream: ReadableStream<Uint8Array>, sink: (s: string) => void) => {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) sink(decoder.decode(chunk, { stream: true }));
+  };
+  const pumping = Promise.all([
+    pump(child.stdout, (s) => (out += s)),
+    pump(child.stderr, (s) => (err += s)),
+  ]);
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    if (child.exitCode !== null)
+      throw new Error(`svc serve exited with ${child.exitCode}:\n${err}`);
+    try {
+      if ((await fetch(`${baseUrl}/healthz`)).ok) break;
+    } catch {}
+    if (Date.now() > deadline) throw new Error(`svc serve did not become healthy:\n${err}`);
+    await Bun.sleep(50);
+  }
+  return {
+    process: child,
+    baseUrl,
+    stdout: () => out,
+    stderr: () => err,
+    async stop(signal = "SIGTERM") {
+      child.kill(signal);
+      const code = await child.exited;
+      await pumping;
+      return code;
+    },
+  };
+}
+
+export async function freePort(): Promise<number> {
+  const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
+  const port = server.port as number;
+  await server.stop(true);
+  return port;
+}
