@@ -7,6 +7,7 @@ import { loadMasterKey, type MasterKey } from "./crypto/master-key.ts";
 import { migrateDatabase } from "./db/migrate.ts";
 import { type Database, type Db, databasePath, openDatabase } from "./db/open.ts";
 import { createLogger, type Logger } from "./log.ts";
+import { createOutboxSignal, type OutboxSignal } from "./webhooks/outbox-signal.ts";
 
 export interface Services {
   config: Config;
@@ -15,6 +16,8 @@ export interface Services {
   clock: Clock;
   log: Logger;
   masterKey: MasterKey;
+  /** Notified after deliveries are committed, so the dispatcher sends at once. */
+  outbox: OutboxSignal;
 }
 
 export interface OpenServicesOptions {
@@ -51,6 +54,7 @@ export function openServices(config: Config, options: OpenServicesOptions = {}):
       clock: options.clock ?? systemClock,
       log,
       masterKey,
+      outbox: createOutboxSignal(),
     };
   } catch (error) {
     database.close();

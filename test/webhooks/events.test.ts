@@ -1,0 +1,139 @@
+import { describe, expect, test } from "bun:test";
+import { createServiceAccount } from "../../src/accounts/service-accounts.ts";
+import { deliveries, events, webhookEndpoints } from "../../src/db/schema.ts";
+import { newId } from "../../src/ids.ts";
+import { canonicalJson } from "../../src/webhooks/canonical-json.ts";
+import { buildEvent, recordAccountEvent } from "../../src/webhooks/events.ts";
+import { createTestServices } from "../support/services.ts";
+
+const accountId = "5b0c1f7e-8f2a-4d59-9a51-0d6f3c2b1a90";
+const at = new Date("2026-03-01T12:00:00.000Z");
+
+describe("canonical JSON (spec 2: compact, keys sorted)", () => {
+  test("keys are sorted at every level and there are no spaces", () => {
+    expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: "x" } })).toBe(
+      '{"a":{"c":"x","d":[3,{"y":2,"z":1}]},"b":1}',
+    );
+  });
+  test("non-finite numbers and functions are refused rather than mangled", () => {
+    expect(() => canonicalJson({ a: Number.NaN })).toThrow(TypeError);
+    expect(() => canonicalJson({ a: () => 1 })).toThrow(TypeError);
+  });
+  test("strings are escaped exactly as JSON.stringify does", () => {
+    expect(canonicalJson({ s: 'q"\n\u2028é' })).toBe(`{"s":${JSON.stringify('q"\n\u2028é')}}`);
+  });
+});
+
+describe("event envelope (spec 2): exactly id, type, created_at, api_version v1, data", () => {
+  test.each([
+    [
+      "account.transactions.available",
+      { account_id: accountId, fetched_at: at.toISOString(), new_count: 3 },
+    ],
+    ["account.balance.updated", { account_id: accountId, fetched_at: at.toISOString() }],
+    [
+      "connection.status.changed",
+      { connection_id: accountId, status: "expired", account_ids: [accountId] },
+    ],
+    ["webhook.verify", { code: "ABCD2345", endpoint_id: accountId }],
+    ["webhook.test", { endpoint_id: accountId }],
+  ] as const)("%s carries only the spec's data fields", (type, data) => {
+    const { body, envelope } = buildEvent(type, data as never, at);
+    const parsed = JSON.parse(body);
+    expect(Object.keys(parsed)).toEqual(["api_version", "created_at", "data", "id", "type"]);
+    expect(parsed).toEqual({
+      id: envelope.id,
+      type,
+      created_at: "2026-03-01T12:00:00.000Z",
+      api_version: "v1",
+      data,
+    });
+    expect(body).toBe(canonicalJson(parsed));
+  });
+
+  test("a field outside the spec's table (e.g. an amount) cannot reach an event", () => {
+    expect(() =>
+      buildEvent(
+        "account.balance.updated",
+        { account_id: accountId, fetched_at: at.toISOString(), amount: "12.00" } as never,
+        at,
+      ),
+    ).toThrow(/does not match the spec/);
+  });
+
+  test("new_count must be a positive integer and ids must be UUIDs", () => {
+    expect(() =>
+      buildEvent(
+        "account.transactions.available",
+        { account_id: accountId, fetched_at: at.toISOString(), new_count: 0 },
+        at,
+      ),
+    ).toThrow();
+    expect(() => buildEvent("webhook.test", { endpoint_id: "not-a-uuid" }, at)).toThrow();
+  });
+});
+
+describe("recordAccountEvent (transactional outbox)", () => {
+  async function setup() {
+    const services = createTestServices();
+    const { account } = await createServiceAccount(services.db, services.clock, {
+      email: "o@example.com",
+    });
+    const endpoint = (status: "active" | "paused" | "disabled", verified: boolean) => {
+      const id = newId();
+      const now = services.clock.now();
+      services.db
+        .insert(webhookEndpoints)
+        .values({
+          id,
+          serviceAccountId: account.id,
+          url: `https://hooks.example.com/${id}`,
+          secretSalt: "s",
+          secretHash: "h",
+          status,
+          verifiedAt: verified ? now : null,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .run();
+      return id;
+    };
+    return { services, accountId: account.id, endpoint };
+  }
+
+  test("queues one delivery per endpoint that is active and verified, none for paused, disabled or unverified", async () => {
+    const { services, accountId: owner, endpoint } = await setup();
+    const eligible = endpoint("active", true);
+    endpoint("active", false);
+    endpoint("paused", true);
+    const recorded = services.db.transaction((tx) =>
+      recordAccountEvent(tx, services.clock, {
+        serviceAccountId: owner,
+        type: "account.balance.updated",
+        data: { account_id: accountId, fetched_at: at.toISOString() },
+      }),
+    );
+    const rows = services.db.select().from(deliveries).all();
+    expect(rows.map((row) => row.endpointId)).toEqual([eligible]);
+    expect(rows[0]?.status).toBe("pending");
+    expect(rows[0]?.nextAttemptAt).toEqual(services.clock.now());
+    expect(services.db.select().from(events).get()?.body).toBe(recorded.body);
+  });
+
+  test("a failure later in the same transaction leaves neither the event nor its deliveries", async () => {
+    const { services, accountId: owner, endpoint } = await setup();
+    endpoint("active", true);
+    expect(() =>
+      services.db.transaction((tx) => {
+        recordAccountEvent(tx, services.clock, {
+          serviceAccountId: owner,
+          type: "account.balance.updated",
+          data: { account_id: accountId, fetched_at: at.toISOString() },
+        });
+        throw new Error("crash before commit");
+      }),
+    ).toThrow("crash before commit");
+    expect(services.db.select().from(events).all()).toHaveLength(0);
+    expect(services.db.select().from(deliveries).all()).toHaveLength(0);
+  });
+});
