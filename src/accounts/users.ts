@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import type { Db } from "../db/open.ts";
 import { users } from "../db/schema.ts";
 import { ApiError } from "../http/errors.ts";
-import { hashPassword, passwordProblem } from "./passwords.ts";
+import { hashPassword, passwordProblem, verifyPassword } from "./passwords.ts";
 import { emailSchema } from "./service-accounts.ts";
 
 export type UserRow = typeof users.$inferSelect;
@@ -30,4 +30,21 @@ export async function setUserPassword(
     .returning({ id: users.id })
     .all();
   if (updated.length === 0) throw new ApiError("not_found", `No user ${userId}.`);
+}
+
+/** A user's own password change: the current password is checked, the one-time flag cleared. */
+export async function changePassword(
+  db: Db,
+  userId: string,
+  input: { currentPassword: string; newPassword: string },
+): Promise<void> {
+  const user = db.select().from(users).where(eq(users.id, userId)).get();
+  if (!user) throw new ApiError("not_found", `No user ${userId}.`);
+  if (!user.passwordHash || !(await verifyPassword(input.currentPassword, user.passwordHash))) {
+    throw new ApiError("invalid_credentials", "The current password is not correct.");
+  }
+  if (input.currentPassword === input.newPassword) {
+    throw new ApiError("invalid_request", "newPassword: must differ from the current password.");
+  }
+  await setUserPassword(db, userId, input.newPassword, false);
 }

@@ -1,0 +1,44 @@
+import type { MiddlewareHandler } from "hono";
+import type { Clock } from "../clock.ts";
+import type { Db } from "../db/open.ts";
+import { ApiError } from "../http/errors.ts";
+import type { SessionCookie } from "./cookies.ts";
+import { type PortalPrincipal, resolveSession } from "./sessions.ts";
+
+declare module "hono" {
+  interface ContextVariableMap {
+    portalUser: PortalPrincipal;
+  }
+}
+
+/**
+ * Requires a live session. A user still on a one-time password may only reach the routes
+ * that let them replace it (`allowOneTimePassword`).
+ */
+export function requireSession(
+  db: Db,
+  clock: Clock,
+  cookie: SessionCookie,
+  options: { allowOneTimePassword?: boolean } = {},
+): MiddlewareHandler {
+  return async (c, next) => {
+    const token = cookie.read(c);
+    const principal = token ? resolveSession(db, clock, token) : undefined;
+    if (!principal) throw new ApiError("session_required", "Sign in to continue.");
+    if (principal.mustChangePassword && !options.allowOneTimePassword) {
+      throw new ApiError(
+        "forbidden",
+        "Choose a new password before continuing (your password was a one-time password).",
+      );
+    }
+    c.set("portalUser", principal);
+    await next();
+  };
+}
+
+export const requireOperator: MiddlewareHandler = async (c, next) => {
+  if (!c.get("portalUser")?.isOperator) {
+    throw new ApiError("forbidden", "This page is for operators of this Svc instance.");
+  }
+  await next();
+};

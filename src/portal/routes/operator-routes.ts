@@ -1,0 +1,41 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import {
+  accountFlagsSchema,
+  listServiceAccounts,
+  updateServiceAccount,
+} from "../../accounts/service-accounts.ts";
+import { readJson, readQuery } from "../../http/validate.ts";
+import type { Services } from "../../services.ts";
+
+/** Operator pages: every account's metadata (never a secret) and the instance settings. */
+export function operatorRoutes(services: Services): Hono {
+  const { db, clock, config } = services;
+  const app = new Hono();
+
+  app.get("/accounts", (c) => {
+    const { search } = readQuery(c, z.object({ search: z.string().max(200).optional() }));
+    return c.json({ data: listServiceAccounts(db, search) });
+  });
+
+  app.patch("/accounts/:id", async (c) => {
+    const changes = await readJson(c, accountFlagsSchema);
+    return c.json(updateServiceAccount(db, clock, c.req.param("id"), changes));
+  });
+
+  app.get("/settings", (c) =>
+    c.json({
+      baseUrl: config.baseUrl,
+      deliverySourceIp: config.deliverySourceIp ?? null,
+      smtpConfigured: config.smtpUrl !== undefined,
+      mailFrom: config.mailFrom,
+      syncSchedule: config.syncSchedule,
+      retentionDays: config.retentionDays,
+      apiRateLimitPerMinute: config.apiRateLimitPerMinute,
+      tls: config.tlsCertFile !== undefined,
+      unsafeAllowPrivateTargets: config.unsafeAllowPrivateTargets,
+    }),
+  );
+
+  return app;
+}

@@ -1,0 +1,60 @@
+// Portal sign-in with throttling (DESIGN.md "Portal": login throttled). Attempts are counted
+// per e-mail and per client address in the database, so a restart does not reset them.
+
+import { eq } from "drizzle-orm";
+import { hashPassword, verifyPassword } from "../accounts/passwords.ts";
+import { emailSchema } from "../accounts/service-accounts.ts";
+import { findUserByEmail } from "../accounts/users.ts";
+import type { Clock } from "../clock.ts";
+import type { Db } from "../db/open.ts";
+import { users } from "../db/schema.ts";
+import { ApiError } from "../http/errors.ts";
+import { consumeLimit } from "../limits/counter.ts";
+
+export const signInWindowMs = 15 * 60 * 1000;
+export const signInAttemptsPerEmail = 10;
+export const signInAttemptsPerAddress = 100;
+
+// Verifying against a real hash when the e-mail is unknown keeps the answer time the same,
+// so sign-in does not reveal which e-mails have accounts.
+let decoyHash: Promise<string> | undefined;
+
+function throttled(resetAt: Date, clock: Clock): ApiError {
+  const seconds = Math.max(1, Math.ceil((resetAt.getTime() - clock.now().getTime()) / 1000));
+  return new ApiError(
+    "rate_limited",
+    `Too many sign-in attempts. Try again in ${Math.ceil(seconds / 60)} minute${seconds > 60 ? "s" : ""}.`,
+    { "Retry-After": String(seconds) },
+  );
+}
+
+export async function signIn(
+  db: Db,
+  clock: Clock,
+  input: { email: string; password: string; clientAddress?: string },
+): Promise<{ userId: string }> {
+  const email = emailSchema.safeParse(input.email);
+  const emailKey = email.success ? email.data : input.email.trim().toLowerCase();
+  const byEmail = consumeLimit(db, clock, {
+    key: `sign-in:email:${emailKey}`,
+    limit: signInAttemptsPerEmail,
+    windowMs: signInWindowMs,
+  });
+  if (!byEmail.allowed) throw throttled(byEmail.resetAt, clock);
+  if (input.clientAddress) {
+    const byAddress = consumeLimit(db, clock, {
+      key: `sign-in:address:${input.clientAddress}`,
+      limit: signInAttemptsPerAddress,
+      windowMs: signInWindowMs,
+    });
+    if (!byAddress.allowed) throw throttled(byAddress.resetAt, clock);
+  }
+  const user = email.success ? findUserByEmail(db, email.data) : undefined;
+  decoyHash ??= hashPassword("decoy password that never matches");
+  const ok = await verifyPassword(input.password, user?.passwordHash ?? (await decoyHash));
+  if (!user?.passwordHash || !ok) {
+    throw new ApiError("invalid_credentials", "The e-mail or password is not correct.");
+  }
+  db.update(users).set({ lastLoginAt: clock.now() }).where(eq(users.id, user.id)).run();
+  return { userId: user.id };
+}

@@ -1,0 +1,204 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { createServiceAccount } from "../../src/accounts/service-accounts.ts";
+import { sessionIdleMs } from "../../src/portal/sessions.ts";
+import { createFakeClock } from "../support/fake-clock.ts";
+import { portalClient, signedInOwner, testPassword } from "../support/portal.ts";
+import { startTestServer } from "../support/server.ts";
+import { createTestServices } from "../support/services.ts";
+
+const clock = createFakeClock();
+const services = createTestServices({ clock });
+const server = startTestServer(services);
+afterAll(() => server.stop());
+
+describe("portal sign-in and sessions", () => {
+  test("sign-in sets an HttpOnly SameSite=Strict session cookie and /me answers", async () => {
+    const { client, email } = await signedInOwner(services, server.baseUrl);
+    const me = await client.json<{ user: { email: string; isOperator: boolean } }>("GET", "/me");
+    expect(me.status).toBe(200);
+    expect(me.body.user).toMatchObject({ email, isOperator: false });
+    const response = await portalClient(server.baseUrl).request("POST", "/session", {
+      email,
+      password: testPassword,
+    });
+    const cookie = response.headers.get("set-cookie") ?? "";
+    expect(cookie).toMatch(/^svc_session=[A-Za-z0-9_-]{43};/);
+    expect(cookie).toContain("HttpOnly");
+    expect(cookie).toContain("SameSite=Strict");
+    expect(cookie).not.toContain("Secure");
+  });
+
+  test("with an https base URL the cookie is Secure and __Host- prefixed", async () => {
+    const https = createTestServices({
+      clock,
+      config: { baseUrl: "https://bank-api.example.com" },
+    });
+    const httpsServer = startTestServer(https);
+    try {
+      await createServiceAccount(https.db, clock, {
+        email: "s@example.com",
+        password: testPassword,
+      });
+      const response = await fetch(`${httpsServer.baseUrl}/portal/api/session`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Origin: "https://bank-api.example.com" },
+        body: JSON.stringify({ email: "s@example.com", password: testPassword }),
+      });
+      expect(response.status).toBe(201);
+      const cookie = response.headers.get("set-cookie") ?? "";
+      expect(cookie).toStartWith("__Host-svc_session=");
+      expect(cookie).toContain("Secure");
+    } finally {
+      await httpsServer.stop();
+    }
+  });
+
+  test("the portal API answers 401 session_required without a session", async () => {
+    const response = await portalClient(server.baseUrl).json<{ error: { code: string } }>(
+      "GET",
+      "/me",
+    );
+    expect(response.status).toBe(401);
+    expect(response.body.error.code).toBe("session_required");
+  });
+
+  test("a wrong password and an unknown e-mail get the same answer", async () => {
+    await createServiceAccount(services.db, clock, {
+      email: "known@example.com",
+      password: testPassword,
+    });
+    const wrong = await portalClient(server.baseUrl).json("POST", "/session", {
+      email: "known@example.com",
+      password: "wrong password!",
+    });
+    const unknown = await portalClient(server.baseUrl).json("POST", "/session", {
+      email: "nobody@example.com",
+      password: "wrong password!",
+    });
+    expect(wrong).toEqual(unknown);
+    expect(wrong.status).toBe(401);
+  });
+
+  test("sign-in is throttled after 10 attempts per e-mail in 15 minutes, with Retry-After", async () => {
+    await createServiceAccount(services.db, clock, {
+      email: "target@example.com",
+      password: testPassword,
+    });
+    const client = portalClient(server.baseUrl);
+    for (let i = 0; i < 10; i++) {
+      expect(
+        (
+          await client.request("POST", "/session", {
+            email: "target@example.com",
+            password: "guess guess guess",
+          })
+        ).status,
+      ).toBe(401);
+    }
+    const blocked = await client.request("POST", "/session", {
+      email: "target@example.com",
+      password: testPassword,
+    });
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThan(0);
+    clock.advance(15 * 60 * 1000);
+    expect(
+      (
+        await client.request("POST", "/session", {
+          email: "target@example.com",
+          password: testPassword,
+        })
+      ).status,
+    ).toBe(201);
+  });
+
+  test("a state-changing request from another origin is refused", async () => {
+    const { client } = await signedInOwner(services, server.baseUrl);
+    const response = await client.request("DELETE", "/session", undefined, {
+      Origin: "https://evil.example",
+    });
+    expect(response.status).toBe(403);
+    expect((await client.request("GET", "/me")).status).toBe(200);
+    const noOrigin = await fetch(`${server.baseUrl}/portal/api/session`, {
+      method: "DELETE",
+      headers: { Cookie: client.cookie ?? "" },
+    });
+    expect(noOrigin.status).toBe(403);
+  });
+
+  test("sign-out ends the session", async () => {
+    const { client } = await signedInOwner(services, server.baseUrl);
+    const cookie = client.cookie;
+    expect((await client.request("DELETE", "/session")).status).toBe(204);
+    client.cookie = cookie;
+    expect((await client.request("GET", "/me")).status).toBe(401);
+  });
+
+  test("a session idle for 12 hours has ended", async () => {
+    const { client } = await signedInOwner(services, server.baseUrl);
+    clock.advance(sessionIdleMs);
+    expect((await client.request("GET", "/me")).status).toBe(401);
+  });
+
+  test("a one-time password must be changed before anything else; the change ends other sessions", async () => {
+    const created = await createServiceAccount(services.db, clock, { email: "otp@example.com" });
+    const password = created.oneTimePassword ?? "";
+    const first = portalClient(server.baseUrl);
+    const second = portalClient(server.baseUrl);
+    await first.request("POST", "/session", { email: "otp@example.com", password });
+    await second.request("POST", "/session", { email: "otp@example.com", password });
+    expect(
+      (await first.json<{ user: { mustChangePassword: boolean } }>("GET", "/me")).body.user
+        .mustChangePassword,
+    ).toBe(true);
+    expect((await first.request("GET", "/operator/accounts")).status).toBe(403);
+    const short = await first.json<{ error: { message: string } }>("POST", "/me/password", {
+      currentPassword: password,
+      newPassword: "short",
+    });
+    expect(short.status).toBe(400);
+    const changed = await first.json("POST", "/me/password", {
+      currentPassword: password,
+      newPassword: "a much better password",
+    });
+    expect(changed.status).toBe(200);
+    expect(
+      (await first.json<{ user: { mustChangePassword: boolean } }>("GET", "/me")).body.user
+        .mustChangePassword,
+    ).toBe(false);
+    expect((await second.request("GET", "/me")).status).toBe(401);
+  });
+
+  test("operator pages are refused to account owners and list accounts for operators", async () => {
+    const { client: owner } = await signedInOwner(services, server.baseUrl);
+    expect((await owner.request("GET", "/operator/accounts")).status).toBe(403);
+    const { client: operator } = await signedInOwner(services, server.baseUrl, {
+      isOperator: true,
+    });
+    const accounts = await operator.json<{ data: { id: string }[] }>("GET", "/operator/accounts");
+    expect(accounts.status).toBe(200);
+    expect(accounts.body.data.length).toBeGreaterThan(1);
+    const target = accounts.body.data[0]?.id;
+    const updated = await operator.json<{ subscriptionStatus: string }>(
+      "PATCH",
+      `/operator/accounts/${target}`,
+      {
+        subscriptionStatus: "past_due",
+        paymentFailed: true,
+      },
+    );
+    expect(updated.body.subscriptionStatus).toBe("past_due");
+    const bad = await operator.json<{ error: { code: string; message: string } }>(
+      "PATCH",
+      `/operator/accounts/${target}`,
+      { status: "gold" },
+    );
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toStartWith("status:");
+  });
+
+  test("portal answers are never cached", async () => {
+    const { client } = await signedInOwner(services, server.baseUrl);
+    expect((await client.request("GET", "/me")).headers.get("cache-control")).toBe("no-store");
+  });
+});
