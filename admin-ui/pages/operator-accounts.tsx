@@ -1,0 +1,209 @@
+import { useState } from "preact/hooks";
+import { api } from "../api.ts";
+import {
+  ActionButton,
+  Badge,
+  Empty,
+  ErrorNotice,
+  formatTime,
+  Loading,
+  Notice,
+} from "../components/ui.tsx";
+import { useResource } from "../use-resource.ts";
+
+interface Account {
+  id: string;
+  name: string;
+  status: "sandbox" | "active" | "lapsed";
+  subscriptionStatus: "active" | "trialing" | "past_due" | "canceled" | "none";
+  paymentFailed: boolean;
+  disabled: boolean;
+  demo: boolean;
+  connectEnabled: boolean;
+  createdAt: string;
+  users: { id: string; email: string; isOperator: boolean }[];
+}
+
+const statuses = ["sandbox", "active", "lapsed"] as const;
+const subscriptions = ["active", "trialing", "past_due", "canceled", "none"] as const;
+const flags = [
+  ["paymentFailed", "Renewal payment failed"],
+  ["disabled", "Disabled"],
+  ["demo", "Demo account"],
+  ["connectEnabled", "Connect feature available"],
+] as const;
+
+function AccountEditor(props: { account: Account; onSaved: () => Promise<void> }) {
+  const [draft, setDraft] = useState(props.account);
+  const [error, setError] = useState<unknown>(undefined);
+  const [saved, setSaved] = useState(false);
+  const prefix = `account-${props.account.id}`;
+  return (
+    <form
+      class="account-editor"
+      aria-label={`Edit ${props.account.name}`}
+      onSubmit={(e) => e.preventDefault()}
+    >
+      <ErrorNotice error={error} />
+      {saved && (
+        <Notice kind="success">
+          Saved. API calls with this account's keys follow the new state at once.
+        </Notice>
+      )}
+      <div class="inline-fields">
+        <label>
+          Status
+          <select
+            name="status"
+            id={`${prefix}-status`}
+            value={draft.status}
+            onChange={(e) =>
+              setDraft({ ...draft, status: e.currentTarget.value as Account["status"] })
+            }
+          >
+            {statuses.map((s) => (
+              <option value={s}>{s}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Subscription
+          <select
+            name="subscription"
+            id={`${prefix}-subscription`}
+            value={draft.subscriptionStatus}
+            onChange={(e) =>
+              setDraft({
+                ...draft,
+                subscriptionStatus: e.currentTarget.value as Account["subscriptionStatus"],
+              })
+            }
+          >
+            {subscriptions.map((s) => (
+              <option value={s}>{s.replace("_", " ")}</option>
+            ))}
+          </select>
+        </label>
+      </div>
+      <fieldset class="checkboxes">
+        <legend>Flags</legend>
+        {flags.map(([key, label]) => (
+          <label>
+            <input
+              type="checkbox"
+              name={key}
+              checked={draft[key]}
+              onChange={(e) => setDraft({ ...draft, [key]: e.currentTarget.checked })}
+            />
+            {label}
+          </label>
+        ))}
+      </fieldset>
+      <ActionButton
+        kind="primary"
+        busyLabel="Saving…"
+        onClick={async () => {
+          setError(undefined);
+          setSaved(false);
+          try {
+            await api("PATCH", `/operator/accounts/${props.account.id}`, {
+              status: draft.status,
+              subscriptionStatus: draft.subscriptionStatus,
+              paymentFailed: draft.paymentFailed,
+              disabled: draft.disabled,
+              demo: draft.demo,
+              connectEnabled: draft.connectEnabled,
+            });
+            setSaved(true);
+            await props.onSaved();
+          } catch (failure) {
+            setError(failure);
+          }
+        }}
+      >
+        Save changes
+      </ActionButton>
+    </form>
+  );
+}
+
+export function OperatorAccountsPage() {
+  const [search, setSearch] = useState("");
+  const [query, setQuery] = useState("");
+  const [open, setOpen] = useState<string | undefined>(undefined);
+  const accounts = useResource<{ data: Account[] }>(
+    `/operator/accounts${query ? `?search=${encodeURIComponent(query)}` : ""}`,
+  );
+  return (
+    <section>
+      <h1>Service accounts</h1>
+      <form
+        class="search"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setQuery(search.trim());
+        }}
+      >
+        <label for="account-search">Search by id, name or e-mail</label>
+        <input
+          id="account-search"
+          type="search"
+          value={search}
+          onInput={(e) => setSearch(e.currentTarget.value)}
+        />
+        <button type="submit" class="button button-secondary">
+          Search
+        </button>
+      </form>
+      <ErrorNotice error={accounts.error} />
+      {accounts.loading && !accounts.data ? (
+        <Loading />
+      ) : accounts.data?.data.length === 0 ? (
+        <Empty>No account matches.</Empty>
+      ) : (
+        <ul class="cards">
+          {accounts.data?.data.map((account) => (
+            <li class="card" data-testid="account-card" data-account-id={account.id}>
+              <div class="card-head">
+                <div>
+                  <strong>{account.name}</strong>
+                  <div class="muted small">{account.users.map((u) => u.email).join(", ")}</div>
+                  <div class="muted small mono">{account.id}</div>
+                </div>
+                <div class="badges">
+                  <Badge tone={account.status === "lapsed" ? "bad" : "good"}>
+                    {account.status}
+                  </Badge>
+                  <Badge
+                    tone={
+                      ["active", "trialing"].includes(account.subscriptionStatus) ? "good" : "warn"
+                    }
+                  >
+                    subscription {account.subscriptionStatus.replace("_", " ")}
+                  </Badge>
+                  {account.paymentFailed && <Badge tone="bad">payment failed</Badge>}
+                  {account.disabled && <Badge tone="bad">disabled</Badge>}
+                  {account.demo && <Badge tone="warn">demo</Badge>}
+                  {!account.connectEnabled && <Badge tone="warn">connect off</Badge>}
+                  {account.users.some((u) => u.isOperator) && (
+                    <Badge tone="neutral">operators</Badge>
+                  )}
+                </div>
+              </div>
+              <p class="muted small">Created {formatTime(account.createdAt)}</p>
+              <button
+                type="button"
+                class="button button-secondary"
+                aria-expanded={open === account.id}
+                onClick={() => setOpen(open === account.id ? undefined : account.id)}
+              >
+                {open === account.id ? "Close" : "Change status and flags"}
+              </button>
+              {open === account.id && <AccountEditor account={account} onSaved={accounts.reload} />}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
