@@ -5,7 +5,7 @@
 import { Cron } from "croner";
 import { and, eq, inArray, isNotNull, lt, notExists } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
-import type { Db } from "../db/open.ts";
+import { type Db, writeTransaction } from "../db/open.ts";
 import { deliveries, events, syncRuns } from "../db/schema.ts";
 import { pruneLimitCounters } from "../limits/counter.ts";
 import type { Worker } from "../runtime.ts";
@@ -50,7 +50,7 @@ export function pruneHistory(db: Db, clock: Clock, retentionDays: number): Prune
         .map((row) => row.id);
       if (ids.length > 0) tx.delete(events).where(inArray(events.id, ids)).run();
       return ids.length;
-    });
+    }, writeTransaction);
     eventCount += deleted;
     if (deleted < batchSize) break;
   }

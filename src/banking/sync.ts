@@ -5,7 +5,7 @@
 // last_synced_at where it was, so the next sync re-reads from there. Every run is recorded in
 // sync_runs.
 import { desc, eq, inArray } from "drizzle-orm";
-import type { DbOrTx } from "../db/open.ts";
+import { type DbOrTx, writeTransaction } from "../db/open.ts";
 import { connections, syncRuns } from "../db/schema.ts";
 import { ApiError } from "../http/errors.ts";
 import { newId } from "../ids.ts";
@@ -145,7 +145,7 @@ export async function syncConnection(
       .values({ id: runId, connectionId, trigger: options.trigger, startedAt, outcome: "running" })
       .run();
     return true;
-  });
+  }, writeTransaction);
   if (!claimed) return { connectionId, outcome: "busy" };
   const log = deps.log.child({ connectionId, runId, provider: provider.name });
 
@@ -173,26 +173,27 @@ export async function syncConnection(
     const message = describeError(error);
     log.warn("sync failed: provider error", { error: message });
     // The provider failed: the connection shows `error` with the message (spec 3 vocabulary).
-    const moved = deps.db.transaction((tx) => {
-      if (!holdsSyncLease(tx, connectionId, runId)) return false;
+    const outcome = deps.db.transaction((tx) => {
       const fresh = getConnection(tx, connectionId);
-      const statusMoved = moveConnectionStatus(tx, deps.clock, fresh, "error", message);
+      // A lapsed lease means another run took over (and recorded this one as interrupted).
+      if (!holdsSyncLease(tx, connectionId, runId)) return { moved: false, status: fresh.status };
+      const moved = moveConnectionStatus(tx, deps.clock, fresh, "error", message);
       finishRun(deps, tx, runId, {
         outcome: "failed",
         error: message,
-        eventsRaised: statusMoved ? 1 : 0,
+        eventsRaised: moved ? 1 : 0,
       });
       releaseSyncLease(tx, connectionId, runId);
-      return statusMoved;
-    });
-    if (moved) deps.outbox.notify();
+      return { moved, status: "error" as const };
+    }, writeTransaction);
+    if (outcome.moved) deps.outbox.notify();
     return {
       connectionId,
       outcome: "failed",
       runId,
-      status: "error",
+      status: outcome.status,
       error: message,
-      eventsRaised: moved ? 1 : 0,
+      eventsRaised: outcome.moved ? 1 : 0,
     };
   }
 
@@ -225,7 +226,7 @@ export async function syncConnection(
       });
       releaseSyncLease(tx, connectionId, runId);
       return { ...applied, status: statusChangedMeanwhile ? fresh.status : snapshot.status };
-    });
+    }, writeTransaction);
     if (result.eventsRaised > 0) deps.outbox.notify();
     log.info("sync finished", {
       newTransactions: result.newTransactions,
@@ -247,7 +248,7 @@ export async function syncConnection(
     deps.db.transaction((tx) => {
       finishRun(deps, tx, runId, { outcome: "failed", error: message, eventsRaised: 0 });
       releaseSyncLease(tx, connectionId, runId);
-    });
+    }, writeTransaction);
     return {
       connectionId,
       outcome: "failed",
@@ -278,7 +279,13 @@ export async function syncAllConnections(
     .all();
   const results: SyncResult[] = [];
   for (const { id } of ids) {
-    results.push(await syncConnection(deps, id, { ...options, providers }));
+    try {
+      results.push(await syncConnection(deps, id, { ...options, providers }));
+    } catch (error) {
+      // Removed since the list was read: nothing to sync.
+      if (error instanceof ApiError && error.code === "not_found") continue;
+      throw error;
+    }
   }
   return results;
 }

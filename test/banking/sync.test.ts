@@ -9,6 +9,9 @@ import {
   transactions,
 } from "../../src/db/schema.ts";
 import { ApiError } from "../../src/http/errors.ts";
+import { silentLogger } from "../../src/log.ts";
+import { openServices } from "../../src/services.ts";
+import { testMasterKeyHex } from "../support/services.ts";
 import {
   account,
   addVerifiedEndpoint,
@@ -368,6 +371,40 @@ describe("never overlapping itself", () => {
     open();
     expect(await first).toMatchObject({ outcome: "succeeded" });
     expect(await s.sync()).toMatchObject({ outcome: "succeeded" });
+  });
+
+  test("a sync through a second connection to the database file (another process) is refused while one runs", async () => {
+    const s = await linkedBank();
+    const other = openServices(s.services.config, {
+      clock: s.clock,
+      log: silentLogger,
+      env: { SVC_MASTER_KEY: testMasterKeyHex },
+    });
+    try {
+      let open: () => void = () => {};
+      s.bank.gate = new Promise((resolve) => {
+        open = resolve;
+      });
+      const first = s.sync();
+      await Bun.sleep(0);
+      const second = await syncConnection(other, s.connectionId, {
+        trigger: "cli",
+        force: true,
+        providers: { sandbox: s.provider },
+      });
+      expect(second).toMatchObject({ outcome: "busy" });
+      open();
+      expect(await first).toMatchObject({ outcome: "succeeded" });
+      expect(
+        await syncConnection(other, s.connectionId, {
+          trigger: "cli",
+          force: true,
+          providers: { sandbox: s.provider },
+        }),
+      ).toMatchObject({ outcome: "succeeded" });
+    } finally {
+      other.database.close();
+    }
   });
 
   test("the lease lives in the database, so a sync in another process blocks this one until it lapses", async () => {

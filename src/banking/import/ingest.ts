@@ -3,6 +3,7 @@
 // or not at all. Idempotent on the operator's ids: the same document again writes nothing and
 // raises no event.
 import { and, eq } from "drizzle-orm";
+import { writeTransaction } from "../../db/open.ts";
 import { connections } from "../../db/schema.ts";
 import { newId } from "../../ids.ts";
 import type { Services } from "../../services.ts";
@@ -102,7 +103,7 @@ export function importBankData(
         eventsRaised: applied.eventsRaised,
       };
     });
-  });
+  }, writeTransaction);
   const eventsRaised = result.reduce((sum, c) => sum + c.eventsRaised, 0);
   if (eventsRaised > 0) deps.outbox.notify();
   return {

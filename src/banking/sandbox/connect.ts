@@ -2,6 +2,7 @@
 // vocabulary (spec 2 "Connection"), so receivers can be tested against each. Every status the
 // connection enters raises connection.status.changed, through the same path a sync uses.
 import type { Clock } from "../../clock.ts";
+import { writeTransaction } from "../../db/open.ts";
 import { type ConnectionStatus, connections } from "../../db/schema.ts";
 import { ApiError } from "../../http/errors.ts";
 import { newId } from "../../ids.ts";
@@ -47,11 +48,13 @@ async function applySandboxStatus(
     });
     snapshot.accounts = accounts.map((account) => ({ account, transactions: [] }));
   }
-  const result = deps.db.transaction((tx) =>
-    applyConnectionSnapshot(tx, deps.clock, getConnection(tx, connectionId), snapshot, {
-      fetchedAt: deps.clock.now(),
-      ...(options.announce ? { announceStatus: true } : {}),
-    }),
+  const result = deps.db.transaction(
+    (tx) =>
+      applyConnectionSnapshot(tx, deps.clock, getConnection(tx, connectionId), snapshot, {
+        fetchedAt: deps.clock.now(),
+        ...(options.announce ? { announceStatus: true } : {}),
+      }),
+    writeTransaction,
   );
   if (result.eventsRaised > 0) deps.outbox.notify();
   return result.statusChanged;
