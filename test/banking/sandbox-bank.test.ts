@@ -154,21 +154,33 @@ describe("sandbox bank: a realistic customer", () => {
     }
   });
 
-  test("balances are the opening balance plus booked rows; available includes pending rows", () => {
-    const profile = sandboxProfile({ seed: 21, openedAt });
-    const cur = profile.accounts[0];
-    const now = openedAt + day;
-    const { booked, pending } = transactionsPayload(profile, "cur", undefined, now).transactions;
-    const cents = (rows: RawTransaction[]) =>
-      rows.reduce((sum, t) => sum + Math.round(Number(t.transactionAmount.amount) * 100), 0);
-    const [current, available] = balancesPayload(profile, "cur", now).balances;
-    expect(Math.round(Number(current?.balanceAmount.amount) * 100)).toBe(
-      (cur?.openingCents ?? 0) + cents(booked),
-    );
-    expect(Math.round(Number(available?.balanceAmount.amount) * 100)).toBe(
-      (cur?.openingCents ?? 0) + cents(booked) + cents(pending),
-    );
-  });
+  test.each([
+    ["a day", 0, day],
+    ["ten days", 0, 10 * day],
+    ["ten days (connected on an odd live slot)", 5 * minute, 10 * day + 7 * minute],
+  ])(
+    "balances are the opening balance plus booked rows, available adds pending rows, after %s",
+    (_label, shift, age) => {
+      const profile = sandboxProfile({ seed: 21, openedAt: openedAt + shift });
+      const now = openedAt + shift + age;
+      for (const account of profile.accounts) {
+        const { booked, pending } = transactionsPayload(
+          profile,
+          account.code,
+          undefined,
+          now,
+        ).transactions;
+        const cents = (rows: RawTransaction[]) =>
+          rows.reduce((sum, t) => sum + Math.round(Number(t.transactionAmount.amount) * 100), 0);
+        const [current, available] = balancesPayload(profile, account.code, now).balances;
+        const expected = account.openingCents + cents(booked);
+        expect(Math.round(Number(current?.balanceAmount.amount) * 100)).toBe(expected);
+        expect(Math.round(Number(available?.balanceAmount.amount) * 100)).toBe(
+          account.creditLimitCents + expected + cents(pending),
+        );
+      }
+    },
+  );
 });
 
 function findSeed(predicate: (profile: ReturnType<typeof sandboxProfile>) => boolean): number {

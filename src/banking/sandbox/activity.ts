@@ -24,6 +24,9 @@ const minuteMs = 60_000;
 export const liveSlotMs = 5 * minuteMs;
 /** Card payments show as pending until they book, at most this long after they happen. */
 export const maxBookingLagMs = 4 * dayMs;
+/** Live card payments book between 30 and 180 minutes after they happen. */
+const liveMinLagMs = 30 * minuteMs;
+const liveMaxLagMs = 180 * minuteMs;
 
 /** One thing that happened at the bank, in cents. Card payments are pending until `bookAt`. */
 export interface SandboxItem {
@@ -257,7 +260,7 @@ export function liveItem(profile: SandboxProfile, slot: number): SandboxItem {
       account,
       amountCents: -amount,
       at,
-      bookAt: at + own.int(30, 180) * minuteMs,
+      bookAt: at + own.int(liveMinLagMs / minuteMs, liveMaxLagMs / minuteMs) * minuteMs,
       description: `Card payment ${merchant.name} ${merchant.city}`,
       counterparty: null,
       merchant: merchant.name,
@@ -278,6 +281,29 @@ export function liveItem(profile: SandboxProfile, slot: number): SandboxItem {
   return { key, account, amountCents: amount, at, bookAt: at, ...back };
 }
 
+function* dailyBetween(profile: SandboxProfile, from: number, to: number): Generator<SandboxItem> {
+  for (let day = dayNumber(from); day <= dayNumber(to); day++) {
+    for (const item of dailyItems(profile, day)) {
+      if (item.at >= from && item.at <= to) yield item;
+    }
+  }
+}
+
+function* liveSlots(
+  profile: SandboxProfile,
+  firstSlot: number,
+  to: number,
+): Generator<SandboxItem> {
+  for (let slot = firstSlot; slot * liveSlotMs <= to; slot++) {
+    const item = liveItem(profile, slot);
+    if (item.at <= to) yield item;
+  }
+}
+
+function firstLiveSlot(profile: SandboxProfile, from: number): number {
+  return Math.ceil(Math.max(from, profile.openedAt) / liveSlotMs);
+}
+
 /** Every item that happened in [fromMs, toMs], oldest day first. */
 export function* activityBetween(
   profile: SandboxProfile,
@@ -286,14 +312,31 @@ export function* activityBetween(
 ): Generator<SandboxItem> {
   const from = Math.max(fromMs, profile.historyStart);
   if (toMs < from) return;
-  for (let day = dayNumber(from); day <= dayNumber(toMs); day++) {
-    for (const item of dailyItems(profile, day)) {
-      if (item.at >= from && item.at <= toMs) yield item;
+  yield* dailyBetween(profile, from, toMs);
+  yield* liveSlots(profile, firstLiveSlot(profile, from), toMs);
+}
+
+/** A live pair is settled (both rows booked) at most this long after its first slot began. */
+const livePairSettledMs = 2 * liveSlotMs + liveMaxLagMs;
+
+/**
+ * The items that decide the balance at `toMs`: the whole daily history, but of the live
+ * activity only the pairs not yet settled (a settled pair's payment and money back cancel out,
+ * so months of live activity cost no more than the last few hours), plus a first slot whose
+ * partner predates the connection.
+ */
+export function* balanceActivity(profile: SandboxProfile, toMs: number): Generator<SandboxItem> {
+  if (toMs < profile.historyStart) return;
+  yield* dailyBetween(profile, profile.historyStart, toMs);
+  const first = firstLiveSlot(profile, profile.historyStart);
+  let from = first;
+  if (first % 2 === 1) {
+    if (first * liveSlotMs <= toMs) {
+      const item = liveItem(profile, first);
+      if (item.at <= toMs) yield item;
     }
+    from = first + 1;
   }
-  const firstSlot = Math.ceil(Math.max(from, profile.openedAt) / liveSlotMs);
-  for (let slot = firstSlot; slot * liveSlotMs <= toMs; slot++) {
-    const item = liveItem(profile, slot);
-    if (item.at <= toMs) yield item;
-  }
+  const unsettled = Math.floor((toMs - livePairSettledMs) / liveSlotMs);
+  yield* liveSlots(profile, Math.max(from, unsettled - (unsettled % 2)), toMs);
 }

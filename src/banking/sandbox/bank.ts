@@ -3,7 +3,7 @@
 // on purpose: `transform.ts` maps it into our model exactly as a real provider's would be.
 import { dayNumber, dayStart, toDateString } from "../dates.ts";
 import { formatMinorUnits } from "../money.ts";
-import { activityBetween, maxBookingLagMs, type SandboxItem } from "./activity.ts";
+import { activityBetween, balanceActivity, maxBookingLagMs, type SandboxItem } from "./activity.ts";
 import type { SandboxAccount, SandboxAccountCode, SandboxProfile } from "./profile.ts";
 
 export const sandboxCurrency = "EUR";
@@ -92,7 +92,7 @@ function totals(profile: SandboxProfile, code: SandboxAccountCode, now: number) 
   let bookedCents = 0;
   let pendingCents = 0;
   let lastChange = profile.historyStart;
-  for (const item of activityBetween(profile, profile.historyStart, now)) {
+  for (const item of balanceActivity(profile, now)) {
     if (item.account !== code) continue;
     if (item.bookAt <= now) bookedCents += item.amountCents;
     else pendingCents += item.amountCents;
