@@ -1,23 +1,11 @@
 // The bank-data CLI flow with the compiled binary, while `svc serve` runs on the same data dir
 // (the CLI and the server share the database; the sync lease lives in it).
 import { describe, expect, test } from "bun:test";
-import { compiledBinary, startBinary } from "../support/binary.ts";
+import { compiledBinary, runBinary, startBinary } from "../support/binary.ts";
 import { makeTempDir } from "../support/temp.ts";
 
-async function run(binary: string, args: string[], cwd: string) {
-  const child = Bun.spawn([binary, ...args], {
-    cwd,
-    env: { PATH: process.env.PATH ?? "", SVC_LOG_LEVEL: "warn" },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-    child.exited,
-  ]);
-  return { stdout, stderr, code };
-}
+const run = (binary: string, args: string[], cwd: string) =>
+  runBinary(binary, args, cwd, { SVC_LOG_LEVEL: "warn" });
 
 describe("compiled binary: sandbox bank", () => {
   test("svc sandbox connect, then svc sync, shows the data and the events while the server runs", async () => {
