@@ -53,6 +53,8 @@ CREATE TABLE `connections` (
 	`created_at` integer NOT NULL,
 	`updated_at` integer NOT NULL,
 	`last_synced_at` integer,
+	`sync_lease_run_id` text,
+	`sync_lease_expires_at` integer,
 	FOREIGN KEY (`service_account_id`) REFERENCES `service_accounts`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
@@ -102,6 +104,7 @@ CREATE TABLE `events` (
 );
 --> statement-breakpoint
 CREATE INDEX `events_account_idx` ON `events` (`service_account_id`,`created_at`);--> statement-breakpoint
+CREATE INDEX `events_created_idx` ON `events` (`created_at`);--> statement-breakpoint
 CREATE TABLE `instance_meta` (
 	`key` text PRIMARY KEY NOT NULL,
 	`value` text NOT NULL,

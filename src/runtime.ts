@@ -1,6 +1,8 @@
 // `svc serve` as a function: the HTTP server plus the background work, with an orderly stop.
 import { ensureFirstOperator } from "./accounts/bootstrap.ts";
 import type { CreatedAccount } from "./accounts/service-accounts.ts";
+import { startRetentionWorker } from "./banking/retention.ts";
+import { startSyncScheduler } from "./banking/scheduler.ts";
 import { startHttpServer } from "./http/server.ts";
 import type { Services } from "./services.ts";
 
@@ -42,6 +44,8 @@ export async function startService(services: Services): Promise<RunningService> 
   }
   const workers: Worker[] = [];
   const server = startHttpServer(services);
+  // Started once the server listens, so a failed start leaves no timers behind.
+  workers.push(startSyncScheduler(services), startRetentionWorker(services));
   log.info("listening", {
     listen: server.url.toString(),
     baseUrl: config.baseUrl,

@@ -8,22 +8,22 @@ import { ApiError } from "../http/errors.ts";
 import { SetupCancelled } from "../setup/wizard.ts";
 import { registerAccounts } from "./accounts.ts";
 import { CliUsageError } from "./context.ts";
+import { registerEvents } from "./events.ts";
+import { registerImport } from "./import.ts";
 import type { CliIo } from "./io.ts";
 import { registerMaintenance } from "./maintenance.ts";
+import { registerSandbox } from "./sandbox.ts";
 import { registerServe } from "./serve.ts";
 import { registerSetup } from "./setup.ts";
+import { registerSync } from "./sync.ts";
 
 export const cliVersion = packageJson.version;
 
 /** Groups whose commands arrive with their features; each is a thin call into feature functions. */
 const laterGroups = [
   ["keys", "API keys of a service account: create (shown once), list, revoke."],
-  ["sandbox", "The built-in sandbox bank: connect it, drive a connection through every status."],
-  ["sync", "Sync bank connections now (the server also syncs on its schedule)."],
-  ["import", "Import connections, accounts, balances and transactions from a JSON file."],
   ["endpoints", "Webhook endpoints: add, verify, test, rotate the secret, enable, pause, remove."],
   ["deliveries", "The webhook delivery log: attempts, outcomes, next retry."],
-  ["events", "Events raised for an account."],
 ] as const;
 
 export function buildProgram(io: CliIo): Command {
@@ -46,6 +46,10 @@ export function buildProgram(io: CliIo): Command {
   registerSetup(program, io);
   registerMaintenance(program, io);
   registerAccounts(program, io);
+  registerSandbox(program, io);
+  registerSync(program, io);
+  registerImport(program, io);
+  registerEvents(program, io);
   for (const [name, description] of laterGroups) {
     if (!program.commands.some((command) => command.name() === name))
       program.command(name).description(description);

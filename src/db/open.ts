@@ -8,6 +8,14 @@ export type Db = BunSQLiteDatabase<typeof schema>;
 /** What `db.transaction(...)` hands its callback; feature functions accept either. */
 export type DbOrTx = Db | Parameters<Parameters<Db["transaction"]>[0]>[0];
 
+/**
+ * Options for a transaction that reads before it writes: BEGIN IMMEDIATE takes the write lock
+ * up front. Under WAL, a deferred transaction whose snapshot another process (the CLI next to
+ * the server) changed before its first write fails with SQLITE_BUSY_SNAPSHOT, which
+ * busy_timeout does not retry; an immediate one waits for the lock instead.
+ */
+export const writeTransaction = { behavior: "immediate" } as const;
+
 export interface Database {
   db: Db;
   sqlite: SqliteDatabase;

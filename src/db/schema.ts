@@ -117,7 +117,7 @@ export const connections = sqliteTable(
       .notNull()
       .references(() => serviceAccounts.id, { onDelete: "cascade" }),
     provider: text("provider", { enum: providerNames }).notNull(),
-    /** The provider's own id for this connection (import: the file's id; sandbox: seed). */
+    /** The provider's own id for this connection (import: the file's id; sandbox: generated). */
     externalId: text("external_id").notNull(),
     institution: text("institution").notNull(),
     status: text("status", { enum: connectionStatuses }).notNull(),
@@ -126,7 +126,14 @@ export const connections = sqliteTable(
     providerState: text("provider_state").notNull().default("{}"),
     createdAt: ms("created_at").notNull(),
     updatedAt: ms("updated_at").notNull(),
+    /** When the last successful sync fetched data; a failed sync leaves it unchanged. */
     lastSyncedAt: ms("last_synced_at"),
+    /**
+     * Sync lease (one sync of a connection at a time, across processes): the running sync's
+     * run id and when its claim lapses, so a crashed process does not block the connection.
+     */
+    syncLeaseRunId: text("sync_lease_run_id"),
+    syncLeaseExpiresAt: ms("sync_lease_expires_at"),
   },
   (t) => [
     index("connections_account_idx").on(t.serviceAccountId),
@@ -291,7 +298,11 @@ export const events = sqliteTable(
     body: text("body").notNull(),
     createdAt: ms("created_at").notNull(),
   },
-  (t) => [index("events_account_idx").on(t.serviceAccountId, t.createdAt)],
+  (t) => [
+    index("events_account_idx").on(t.serviceAccountId, t.createdAt),
+    // The daily retention job deletes by age across all accounts.
+    index("events_created_idx").on(t.createdAt),
+  ],
 );
 
 export const deliveryKinds = ["event", "test", "verify"] as const;

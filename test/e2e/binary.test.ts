@@ -1,22 +1,7 @@
 // The compiled binary, started from an empty directory as an operator would.
 import { describe, expect, test } from "bun:test";
-import { compiledBinary, startBinary } from "../support/binary.ts";
+import { compiledBinary, runBinary, startBinary } from "../support/binary.ts";
 import { makeTempDir } from "../support/temp.ts";
-
-async function runBinary(binary: string, args: string[], cwd: string) {
-  const child = Bun.spawn([binary, ...args], {
-    cwd,
-    env: { PATH: process.env.PATH ?? "" },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-    child.exited,
-  ]);
-  return { stdout, stderr, code };
-}
 
 describe("compiled binary", () => {
   test("started from an empty directory it migrates, serves /healthz and the portal, and stops cleanly on SIGTERM", async () => {

@@ -22,6 +22,27 @@ export function compiledBinary(): Promise<string> {
   return built;
 }
 
+/** Runs the binary once (a CLI command) and collects its output. */
+export async function runBinary(
+  binary: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+) {
+  const child = Bun.spawn([binary, ...args], {
+    cwd,
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
+  return { stdout, stderr, code };
+}
+
 export interface StartedBinary {
   process: Bun.Subprocess<"ignore", "pipe", "pipe">;
   baseUrl: string;

@@ -1,0 +1,309 @@
+// Change detection (issue 4, spec 6): one connection's snapshot is written inside the caller's
+// transaction, and the events describing what changed are recorded in that same transaction
+// after the data (transactional outbox): data and events commit together or not at all.
+// - account.transactions.available: once per account that stored transaction ids it had never
+//   seen; new_count counts only those, and a booked row that replaces a known pending row is
+//   the same transaction, so it is linked, not counted.
+// - account.balance.updated: when current, available or currency differ from the stored ones;
+//   fetched_at is the stored balances.fetched_at rendered with toISOString().
+// - connection.status.changed: when the status moved (see status.ts).
+import { and, eq, inArray } from "drizzle-orm";
+import type { Clock } from "../clock.ts";
+import type { DbOrTx } from "../db/open.ts";
+import { balances, bankAccounts, transactions } from "../db/schema.ts";
+import { newId } from "../ids.ts";
+import { recordAccountEvent } from "../webhooks/events.ts";
+import type {
+  AccountRecord,
+  BalanceRecord,
+  ConnectionSnapshot,
+  TransactionRecord,
+} from "./model.ts";
+import { announceConnectionStatus, type ConnectionRow, writeConnectionStatus } from "./status.ts";
+
+export interface AccountChange {
+  accountId: string;
+  externalId: string;
+  created: boolean;
+  balanceChanged: boolean;
+  newTransactions: number;
+  updatedTransactions: number;
+}
+
+export interface ApplyResult {
+  statusChanged: boolean;
+  accounts: AccountChange[];
+  newTransactions: number;
+  eventsRaised: number;
+}
+
+type BankAccountRow = typeof bankAccounts.$inferSelect;
+type TransactionRow = typeof transactions.$inferSelect;
+
+const chunkSize = 500;
+
+function chunks<T>(items: T[], size = chunkSize): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+function upsertAccount(
+  tx: DbOrTx,
+  now: Date,
+  connection: ConnectionRow,
+  existing: BankAccountRow | undefined,
+  record: AccountRecord,
+): { id: string; created: boolean } {
+  const fields = {
+    name: record.name,
+    type: record.type,
+    currency: record.currency,
+    iban: record.iban,
+    mask: record.mask,
+    institution: connection.institution,
+  };
+  if (!existing) {
+    const id = newId();
+    tx.insert(bankAccounts)
+      .values({
+        id,
+        connectionId: connection.id,
+        serviceAccountId: connection.serviceAccountId,
+        externalId: record.externalId,
+        ...fields,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .run();
+    return { id, created: true };
+  }
+  const changed = (Object.keys(fields) as (keyof typeof fields)[]).some(
+    (key) => existing[key] !== fields[key],
+  );
+  if (changed) {
+    tx.update(bankAccounts)
+      .set({ ...fields, updatedAt: now })
+      .where(eq(bankAccounts.id, existing.id))
+      .run();
+  }
+  return { id: existing.id, created: false };
+}
+
+/** Stores the balance when it differs from the stored one; returns whether it did. */
+function writeBalance(
+  tx: DbOrTx,
+  accountId: string,
+  record: BalanceRecord,
+  fetchedAt: Date,
+): boolean {
+  const stored = tx.select().from(balances).where(eq(balances.accountId, accountId)).get();
+  if (
+    stored &&
+    stored.current === record.current &&
+    stored.available === record.available &&
+    stored.currency === record.currency
+  ) {
+    return false;
+  }
+  const values = {
+    current: record.current,
+    available: record.available,
+    currency: record.currency,
+    asOf: record.asOf,
+    fetchedAt,
+  };
+  tx.insert(balances)
+    .values({ accountId, ...values })
+    .onConflictDoUpdate({ target: balances.accountId, set: values })
+    .run();
+  return true;
+}
+
+const comparedFields = [
+  "status",
+  "amount",
+  "currency",
+  "bookingDate",
+  "valueDate",
+  "description",
+  "counterpartyName",
+  "merchantName",
+] as const satisfies readonly (keyof TransactionRecord & keyof TransactionRow)[];
+
+function loadByExternalId(
+  tx: DbOrTx,
+  accountId: string,
+  externalIds: string[],
+): Map<string, TransactionRow> {
+  const found = new Map<string, TransactionRow>();
+  for (const part of chunks([...new Set(externalIds)])) {
+    const rows = tx
+      .select()
+      .from(transactions)
+      .where(and(eq(transactions.accountId, accountId), inArray(transactions.externalId, part)))
+      .all();
+    for (const row of rows) found.set(row.externalId, row);
+  }
+  return found;
+}
+
+/**
+ * Upserts transactions on their stable provider id. Returns how many ids were new, not
+ * counting a booked row that replaces a pending row already known (the same transaction).
+ */
+function writeTransactions(
+  tx: DbOrTx,
+  now: Date,
+  accountId: string,
+  records: TransactionRecord[],
+): { newCount: number; updated: number } {
+  // Pending rows first, so a booked row arriving with its pending row in one read links to it.
+  const ordered = [
+    ...records.filter((r) => r.status === "pending"),
+    ...records.filter((r) => r.status !== "pending"),
+  ];
+  const known = loadByExternalId(tx, accountId, [
+    ...ordered.map((r) => r.externalId),
+    ...ordered.flatMap((r) => (r.pendingExternalId ? [r.pendingExternalId] : [])),
+  ]);
+  const inserts: (typeof transactions.$inferInsert)[] = [];
+  const links: { pendingId: string; bookedId: string }[] = [];
+  let newCount = 0;
+  let updated = 0;
+  for (const record of ordered) {
+    const existing = known.get(record.externalId);
+    if (existing) {
+      const changes = comparedFields.filter((key) => existing[key] !== record[key]);
+      if (changes.length > 0) {
+        tx.update(transactions)
+          .set({ ...Object.fromEntries(changes.map((key) => [key, record[key]])), updatedAt: now })
+          .where(eq(transactions.id, existing.id))
+          .run();
+        Object.assign(existing, Object.fromEntries(changes.map((key) => [key, record[key]])));
+        updated++;
+      }
+      continue;
+    }
+    const row = {
+      id: newId(),
+      accountId,
+      externalId: record.externalId,
+      status: record.status,
+      amount: record.amount,
+      currency: record.currency,
+      bookingDate: record.bookingDate,
+      valueDate: record.valueDate,
+      description: record.description,
+      counterpartyName: record.counterpartyName,
+      merchantName: record.merchantName,
+      bookedTransactionId: null,
+      createdAt: now,
+      updatedAt: now,
+    } satisfies TransactionRow;
+    inserts.push(row);
+    known.set(record.externalId, row);
+    const pending = record.pendingExternalId ? known.get(record.pendingExternalId) : undefined;
+    if (pending && pending.status === "pending") {
+      pending.bookedTransactionId = row.id;
+      links.push({ pendingId: pending.id, bookedId: row.id });
+    } else {
+      newCount++;
+    }
+  }
+  for (const part of chunks(inserts)) tx.insert(transactions).values(part).run();
+  for (const link of links) {
+    tx.update(transactions)
+      .set({ bookedTransactionId: link.bookedId, updatedAt: now })
+      .where(eq(transactions.id, link.pendingId))
+      .run();
+  }
+  return { newCount, updated };
+}
+
+/**
+ * Writes what one read of a connection found and records the events it causes, all inside
+ * `tx`. `fetchedAt` is when the read ran: it becomes balances.fetched_at and the events'
+ * fetched_at. Pass `announceStatus` for a connection created in this transaction, so its first
+ * status is announced too.
+ */
+export function applyConnectionSnapshot(
+  tx: DbOrTx,
+  clock: Clock,
+  connection: ConnectionRow,
+  snapshot: ConnectionSnapshot,
+  options: { fetchedAt: Date; announceStatus?: boolean },
+): ApplyResult {
+  const { fetchedAt } = options;
+  const now = clock.now();
+  // Callers check that account and transaction ids are unique within the snapshot.
+  const accounts = snapshot.accounts ?? [];
+
+  // 1. Data.
+  const storedAccounts = new Map(
+    tx
+      .select()
+      .from(bankAccounts)
+      .where(eq(bankAccounts.connectionId, connection.id))
+      .all()
+      .map((row) => [row.externalId, row]),
+  );
+  const changes: AccountChange[] = accounts.map((snap) => {
+    const { id, created } = upsertAccount(
+      tx,
+      now,
+      connection,
+      storedAccounts.get(snap.account.externalId),
+      snap.account,
+    );
+    const balanceChanged = snap.balance ? writeBalance(tx, id, snap.balance, fetchedAt) : false;
+    const written = writeTransactions(tx, now, id, snap.transactions);
+    return {
+      accountId: id,
+      externalId: snap.account.externalId,
+      created,
+      balanceChanged,
+      newTransactions: written.newCount,
+      updatedTransactions: written.updated,
+    };
+  });
+  const statusMoved = writeConnectionStatus(
+    tx,
+    clock,
+    connection,
+    snapshot.status,
+    snapshot.error ?? null,
+  );
+
+  // 2. Events, in the same transaction: a failure here rolls the data back with them.
+  let eventsRaised = 0;
+  if (statusMoved || options.announceStatus) {
+    announceConnectionStatus(tx, clock, { ...connection, status: snapshot.status });
+    eventsRaised++;
+  }
+  const at = fetchedAt.toISOString();
+  for (const change of changes) {
+    if (change.newTransactions > 0) {
+      recordAccountEvent(tx, clock, {
+        serviceAccountId: connection.serviceAccountId,
+        type: "account.transactions.available",
+        data: { account_id: change.accountId, fetched_at: at, new_count: change.newTransactions },
+      });
+      eventsRaised++;
+    }
+    if (change.balanceChanged) {
+      recordAccountEvent(tx, clock, {
+        serviceAccountId: connection.serviceAccountId,
+        type: "account.balance.updated",
+        data: { account_id: change.accountId, fetched_at: at },
+      });
+      eventsRaised++;
+    }
+  }
+  return {
+    statusChanged: statusMoved || Boolean(options.announceStatus),
+    accounts: changes,
+    newTransactions: changes.reduce((sum, c) => sum + c.newTransactions, 0),
+    eventsRaised,
+  };
+}

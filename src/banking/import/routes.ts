@@ -1,0 +1,63 @@
+// The operator ingest route: POST <mount>?account=<service account id> with the same JSON
+// document `svc import` reads. Operator authentication is the caller's middleware (the portal's
+// operator session); this module only validates, calls importBankData and maps the result.
+import { type Context, Hono, type MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { z } from "zod";
+import { ApiError } from "../../http/errors.ts";
+import type { Services } from "../../services.ts";
+import { importBankData } from "./ingest.ts";
+
+export const maxImportBytes = 50 * 1024 * 1024;
+
+const querySchema = z.object({ account: z.uuid() });
+
+async function readJson(c: Context): Promise<unknown> {
+  const type = c.req.header("Content-Type") ?? "";
+  if (!/^application\/json\b/i.test(type))
+    throw new ApiError(
+      "invalid_request",
+      "Send the import document with Content-Type: application/json.",
+    );
+  try {
+    return await c.req.json();
+  } catch (error) {
+    throw new ApiError(
+      "invalid_request",
+      `The body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
+
+export function createImportRoutes(
+  services: Services,
+  requireOperator: MiddlewareHandler,
+  options: { maxBytes?: number } = {},
+): Hono {
+  const maxBytes = options.maxBytes ?? maxImportBytes;
+  const routes = new Hono();
+  routes.post(
+    "/",
+    requireOperator,
+    bodyLimit({
+      maxSize: maxBytes,
+      onError: () => {
+        throw new ApiError(
+          "payload_too_large",
+          `An import document may be at most ${maxBytes} bytes; split it into several.`,
+        );
+      },
+    }),
+    async (c) => {
+      const query = querySchema.safeParse({ account: c.req.query("account") });
+      if (!query.success)
+        throw new ApiError(
+          "invalid_request",
+          "account: pass ?account=<service account id> (a UUID).",
+        );
+      const document = await readJson(c);
+      return c.json(importBankData(services, query.data.account, document));
+    },
+  );
+  return routes;
+}

@@ -1,0 +1,119 @@
+// Validation of an ingest document: every problem is reported, each naming the record it is
+// in (its path and, where it has one, its id) and the reason; a document with any problem is
+// rejected whole.
+import type { z } from "zod";
+import { ApiError, type ErrorBody } from "../../http/errors.ts";
+import { type ImportDocument, importDocumentSchema } from "./schema.ts";
+
+export interface ImportProblem {
+  /** Where, e.g. `connections[0].accounts[1].transactions[3].amount`. */
+  path: string;
+  /** The id of the record the problem is in, when it has one. */
+  recordId?: string;
+  message: string;
+}
+
+/** How many problems are listed; the count says how many there were in all. */
+export const maxListedProblems = 100;
+
+export class ImportRejected extends ApiError {
+  constructor(readonly problems: ImportProblem[]) {
+    const listed = problems.slice(0, maxListedProblems);
+    const more = problems.length - listed.length;
+    super(
+      "invalid_request",
+      [
+        `The import was rejected and nothing was written: ${problems.length} problem${problems.length === 1 ? "" : "s"}.`,
+        ...listed.map(
+          (p) =>
+            `  ${p.path}${p.recordId !== undefined ? ` (id ${JSON.stringify(p.recordId)})` : ""}: ${p.message}`,
+        ),
+        ...(more > 0 ? [`  ... and ${more} more`] : []),
+      ].join("\n"),
+    );
+  }
+
+  override toBody(): ErrorBody & { error: { problems: ImportProblem[] } } {
+    const body = super.toBody();
+    return { error: { ...body.error, problems: this.problems.slice(0, maxListedProblems) } };
+  }
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  let text = "";
+  for (const key of path) {
+    if (typeof key === "number") text += `[${key}]`;
+    else text += text ? `.${String(key)}` : String(key);
+  }
+  return text || "(document)";
+}
+
+/** The id of the innermost record (array element) on `path` in the raw input. */
+function recordIdAt(input: unknown, path: readonly PropertyKey[]): string | undefined {
+  let node: unknown = input;
+  let id: string | undefined;
+  for (const key of path) {
+    if (node === null || typeof node !== "object") break;
+    node = (node as Record<PropertyKey, unknown>)[key as string];
+    if (typeof key === "number" && node && typeof node === "object") {
+      const candidate = (node as { id?: unknown }).id;
+      id = typeof candidate === "string" ? candidate : undefined;
+    }
+  }
+  return id;
+}
+
+function problem(input: unknown, path: readonly PropertyKey[], message: string): ImportProblem {
+  const recordId = recordIdAt(input, path);
+  return { path: formatPath(path), ...(recordId !== undefined ? { recordId } : {}), message };
+}
+
+function schemaProblems(input: unknown, error: z.ZodError): ImportProblem[] {
+  return error.issues.map((issue) => problem(input, issue.path, issue.message));
+}
+
+/** Rules that span records: ids unique where they must be, pending links that make sense. */
+function crossRecordProblems(document: ImportDocument): ImportProblem[] {
+  const problems: ImportProblem[] = [];
+  const duplicates = <T extends { id: string }>(items: T[], at: (i: number) => PropertyKey[]) => {
+    const first = new Map<string, number>();
+    items.forEach((item, i) => {
+      const seen = first.get(item.id);
+      if (seen === undefined) first.set(item.id, i);
+      else problems.push(problem(document, at(i), `id is used again (first at index ${seen})`));
+    });
+  };
+  duplicates(document.connections, (i) => ["connections", i, "id"]);
+  document.connections.forEach((connection, c) => {
+    duplicates(connection.accounts, (a) => ["connections", c, "accounts", a, "id"]);
+    connection.accounts.forEach((account, a) => {
+      const at = (t: number) => ["connections", c, "accounts", a, "transactions", t];
+      duplicates(account.transactions, (t) => [...at(t), "id"]);
+      account.transactions.forEach((transaction, t) => {
+        if (!transaction.pending_id) return;
+        if (transaction.status !== "booked")
+          problems.push(
+            problem(
+              document,
+              [...at(t), "pending_id"],
+              "only a booked transaction can replace a pending one",
+            ),
+          );
+        else if (transaction.pending_id === transaction.id)
+          problems.push(
+            problem(document, [...at(t), "pending_id"], "must name another transaction"),
+          );
+      });
+    });
+  });
+  return problems;
+}
+
+/** Parses and checks a document; throws ImportRejected listing every problem. */
+export function validateImportDocument(input: unknown): ImportDocument {
+  const parsed = importDocumentSchema.safeParse(input);
+  if (!parsed.success) throw new ImportRejected(schemaProblems(input, parsed.error));
+  const problems = crossRecordProblems(parsed.data);
+  if (problems.length > 0) throw new ImportRejected(problems);
+  return parsed.data;
+}

@@ -1,0 +1,63 @@
+// One sync of one connection at a time, across processes (the CLI may sync while the server
+// does): a lease on the connection row, taken with one conditional UPDATE. A crashed process
+// holds it only until it lapses; the next sync then records the stale run as interrupted.
+import { and, eq, isNull, lte, or } from "drizzle-orm";
+import type { DbOrTx } from "../db/open.ts";
+import { connections, syncRuns } from "../db/schema.ts";
+
+/** Longer than any sync may take (the provider read is cut off well before it lapses). */
+export const syncLeaseMs = 5 * 60_000;
+
+/** Takes the lease for `runId` unless another live run holds it. */
+export function claimSyncLease(
+  tx: DbOrTx,
+  connectionId: string,
+  runId: string,
+  now: Date,
+): boolean {
+  const previous = tx
+    .select({ runId: connections.syncLeaseRunId })
+    .from(connections)
+    .where(eq(connections.id, connectionId))
+    .get();
+  const claimed = tx
+    .update(connections)
+    .set({ syncLeaseRunId: runId, syncLeaseExpiresAt: new Date(now.getTime() + syncLeaseMs) })
+    .where(
+      and(
+        eq(connections.id, connectionId),
+        or(isNull(connections.syncLeaseExpiresAt), lte(connections.syncLeaseExpiresAt, now)),
+      ),
+    )
+    .returning({ id: connections.id })
+    .all();
+  if (claimed.length === 0) return false;
+  if (previous?.runId) {
+    tx.update(syncRuns)
+      .set({
+        outcome: "failed",
+        finishedAt: now,
+        error: "interrupted: the process running this sync stopped before it finished",
+      })
+      .where(and(eq(syncRuns.id, previous.runId), eq(syncRuns.outcome, "running")))
+      .run();
+  }
+  return true;
+}
+
+export function holdsSyncLease(tx: DbOrTx, connectionId: string, runId: string): boolean {
+  return Boolean(
+    tx
+      .select({ id: connections.id })
+      .from(connections)
+      .where(and(eq(connections.id, connectionId), eq(connections.syncLeaseRunId, runId)))
+      .get(),
+  );
+}
+
+export function releaseSyncLease(tx: DbOrTx, connectionId: string, runId: string): void {
+  tx.update(connections)
+    .set({ syncLeaseRunId: null, syncLeaseExpiresAt: null })
+    .where(and(eq(connections.id, connectionId), eq(connections.syncLeaseRunId, runId)))
+    .run();
+}

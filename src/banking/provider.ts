@@ -1,0 +1,53 @@
+// The provider interface (DESIGN.md "Bank data sources"): kept small, like the provider layers
+// of multi-bank engines, so a real aggregator can be added next to the sandbox bank. Each
+// provider maps its own payloads into our model in one `transform` step.
+import type { Clock } from "../clock.ts";
+import type { ConnectionStatus, ProviderName } from "../db/schema.ts";
+import type { AccountRecord, BalanceRecord, TransactionRecord } from "./model.ts";
+import { createSandboxProvider } from "./sandbox/provider.ts";
+
+/** What a provider is told about the connection it reads. */
+export interface ProviderConnection {
+  id: string;
+  externalId: string;
+  institution: string;
+  /** The status we last stored (the sandbox bank is driven through it by the operator). */
+  status: ConnectionStatus;
+  /** The connection's provider_state, parsed. */
+  state: unknown;
+}
+
+export interface ProviderStatus {
+  status: ConnectionStatus;
+  /** A message for operators when the status is `error`. */
+  error?: string;
+}
+
+/** A source of bank data that the sync path pulls from. Every call may throw on failure. */
+export interface BankProvider {
+  readonly name: ProviderName;
+  /** Scheduled syncs of one connection are at least this far apart. */
+  readonly minIntervalMs: number;
+  connectionStatus(connection: ProviderConnection): Promise<ProviderStatus>;
+  listAccounts(connection: ProviderConnection): Promise<AccountRecord[]>;
+  fetchBalance(connection: ProviderConnection, accountExternalId: string): Promise<BalanceRecord>;
+  /**
+   * Booked transactions with a booking date on or after `since` (YYYY-MM-DD), or the whole
+   * history the provider holds when `since` is undefined, plus every row still pending.
+   */
+  fetchTransactions(
+    connection: ProviderConnection,
+    accountExternalId: string,
+    since: string | undefined,
+  ): Promise<TransactionRecord[]>;
+}
+
+/**
+ * The providers the sync path can pull from, by name. Operator ingest has no entry: its data
+ * is pushed (svc import / the operator route), never pulled.
+ */
+export type ProviderRegistry = Partial<Record<ProviderName, BankProvider>>;
+
+export function createProviders(clock: Clock): ProviderRegistry {
+  return { sandbox: createSandboxProvider(clock) };
+}

@@ -1,0 +1,87 @@
+// Retention (issue 4): events and their delivery history older than `retentionDays` are
+// deleted by a daily job; bank data is kept. Deliveries and attempts go with their event
+// (ON DELETE CASCADE). An event that still has a delivery waiting for a retry is kept until it
+// is done, so a short retention never cuts a retry schedule (spec 6) short.
+import { Cron } from "croner";
+import { and, eq, inArray, isNotNull, lt, notExists } from "drizzle-orm";
+import type { Clock } from "../clock.ts";
+import { type Db, writeTransaction } from "../db/open.ts";
+import { deliveries, events, syncRuns } from "../db/schema.ts";
+import { pruneLimitCounters } from "../limits/counter.ts";
+import type { Worker } from "../runtime.ts";
+import type { Services } from "../services.ts";
+import { dayMs } from "./dates.ts";
+
+/** Every day at 03:30 (server time). */
+export const retentionSchedule = "30 3 * * *";
+/** Rate-limit windows are at most an hour long; a day later they are certainly over. */
+const limitWindowRetentionMs = dayMs;
+/** Deleted per transaction, so the writer lock is never held for long. */
+const batchSize = 1_000;
+
+export interface PruneResult {
+  events: number;
+  syncRuns: number;
+  cutoff: string;
+}
+
+export function pruneHistory(db: Db, clock: Clock, retentionDays: number): PruneResult {
+  const now = clock.now();
+  const cutoff = new Date(now.getTime() - retentionDays * dayMs);
+  let eventCount = 0;
+  for (;;) {
+    const deleted = db.transaction((tx) => {
+      const ids = tx
+        .select({ id: events.id })
+        .from(events)
+        .where(
+          and(
+            lt(events.createdAt, cutoff),
+            notExists(
+              tx
+                .select({ id: deliveries.id })
+                .from(deliveries)
+                .where(and(eq(deliveries.eventId, events.id), eq(deliveries.status, "pending"))),
+            ),
+          ),
+        )
+        .limit(batchSize)
+        .all()
+        .map((row) => row.id);
+      if (ids.length > 0) tx.delete(events).where(inArray(events.id, ids)).run();
+      return ids.length;
+    }, writeTransaction);
+    eventCount += deleted;
+    if (deleted < batchSize) break;
+  }
+  const runs = db
+    .delete(syncRuns)
+    .where(and(isNotNull(syncRuns.finishedAt), lt(syncRuns.finishedAt, cutoff)))
+    .returning({ id: syncRuns.id })
+    .all().length;
+  pruneLimitCounters(db, new Date(now.getTime() - limitWindowRetentionMs));
+  return { events: eventCount, syncRuns: runs, cutoff: cutoff.toISOString() };
+}
+
+/** The daily retention job as a background worker of `svc serve`. */
+export function startRetentionWorker(services: Services, schedule = retentionSchedule): Worker {
+  let running: Promise<void> = Promise.resolve();
+  const job = new Cron(schedule, { protect: true }, () => {
+    running = (async () => {
+      try {
+        const result = pruneHistory(services.db, services.clock, services.config.retentionDays);
+        services.log.info("retention: old history deleted", { ...result });
+      } catch (error) {
+        services.log.error("retention job failed", { error });
+      }
+    })();
+    return running;
+  });
+  return {
+    name: "retention",
+    async stop() {
+      job.stop();
+      await running;
+    },
+  };
+}

@@ -1,0 +1,48 @@
+// The sync schedule (issue 4): croner runs every pullable connection's sync on
+// config.syncSchedule (default every 15 minutes); each provider's minimum interval still
+// applies, and the sync lease keeps a connection from syncing twice at once even when the CLI
+// syncs it meanwhile.
+import { Cron } from "croner";
+import type { Worker } from "../runtime.ts";
+import type { Services } from "../services.ts";
+import type { ProviderRegistry } from "./provider.ts";
+import { syncAllConnections } from "./sync.ts";
+
+/** One scheduled pass over every connection, as the scheduler runs it. */
+export async function runScheduledSync(
+  services: Pick<Services, "db" | "clock" | "log" | "outbox">,
+  providers?: ProviderRegistry,
+): Promise<void> {
+  const results = await syncAllConnections(services, {
+    trigger: "schedule",
+    ...(providers ? { providers } : {}),
+  });
+  const count = (outcome: string) => results.filter((r) => r.outcome === outcome).length;
+  if (results.length > 0) {
+    services.log.info("scheduled sync pass", {
+      connections: results.length,
+      succeeded: count("succeeded"),
+      failed: count("failed"),
+      busy: count("busy"),
+      tooSoon: count("too_soon"),
+    });
+  }
+}
+
+export function startSyncScheduler(services: Services, providers?: ProviderRegistry): Worker {
+  let running: Promise<void> = Promise.resolve();
+  // protect: a pass still running when the next tick comes is not overlapped.
+  const job = new Cron(services.config.syncSchedule, { protect: true }, () => {
+    running = runScheduledSync(services, providers).catch((error) => {
+      services.log.error("scheduled sync pass failed", { error });
+    });
+    return running;
+  });
+  return {
+    name: "sync-scheduler",
+    async stop() {
+      job.stop();
+      await running;
+    },
+  };
+}

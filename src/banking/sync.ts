@@ -1,0 +1,291 @@
+// The one sync path (issue 4): used by the scheduler, `svc sync` and the portal's "Sync now".
+// A sync takes the connection's lease (never two syncs of one connection at once, across
+// processes), reads the provider outside any transaction, then writes data and events in one
+// transaction. A failing provider marks the connection `error` with its message and leaves
+// last_synced_at where it was, so the next sync re-reads from there. Every run is recorded in
+// sync_runs.
+import { desc, eq, inArray } from "drizzle-orm";
+import { type DbOrTx, writeTransaction } from "../db/open.ts";
+import { connections, syncRuns } from "../db/schema.ts";
+import { ApiError } from "../http/errors.ts";
+import { newId } from "../ids.ts";
+import type { Services } from "../services.ts";
+import { applyConnectionSnapshot } from "./apply.ts";
+import { getConnection } from "./connections.ts";
+import { addDays, toDateString } from "./dates.ts";
+import { claimSyncLease, holdsSyncLease, releaseSyncLease } from "./lease.ts";
+import { type BankProvider, createProviders, type ProviderRegistry } from "./provider.ts";
+import { readConnection } from "./read.ts";
+import { type ConnectionRow, moveConnectionStatus } from "./status.ts";
+
+/** Each sync re-reads this many days before the last successful one, to catch late bookings. */
+export const trailingWindowDays = 7;
+/** A provider read that takes longer fails the run (well inside the lease). */
+export const providerTimeoutMs = 120_000;
+
+export type SyncTrigger = "schedule" | "cli" | "portal";
+export type SyncDeps = Pick<Services, "db" | "clock" | "log" | "outbox">;
+
+export interface SyncOptions {
+  trigger: SyncTrigger;
+  /** Run even if the provider's minimum interval since the last run has not passed. */
+  force?: boolean;
+  /** Defaults to the built-in providers; tests pass their own. */
+  providers?: ProviderRegistry;
+}
+
+export type SyncResult =
+  | {
+      connectionId: string;
+      outcome: "succeeded";
+      runId: string;
+      status: ConnectionRow["status"];
+      newTransactions: number;
+      eventsRaised: number;
+    }
+  | {
+      connectionId: string;
+      outcome: "failed";
+      runId: string;
+      status: ConnectionRow["status"];
+      error: string;
+      eventsRaised: number;
+    }
+  /** Another sync of this connection (maybe in another process) is running. */
+  | { connectionId: string; outcome: "busy" }
+  /** The provider's minimum interval since the last run has not passed (scheduled syncs). */
+  | { connectionId: string; outcome: "too_soon"; nextAllowedAt: string };
+
+class LeaseLost extends Error {
+  override name = "LeaseLost";
+}
+
+function describeError(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.length > 500 ? `${text.slice(0, 497)}...` : text;
+}
+
+async function withTimeout<T>(work: Promise<T>, timeoutMs: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`${what} did not answer within ${timeoutMs / 1000} s`)),
+      timeoutMs,
+    );
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function providerFor(connection: ConnectionRow, providers: ProviderRegistry): BankProvider {
+  const provider = providers[connection.provider];
+  if (!provider) {
+    throw new ApiError(
+      "invalid_state",
+      `Connection ${connection.id} is fed by operator ingest (svc import); there is nothing to pull.`,
+    );
+  }
+  return provider;
+}
+
+function lastRunStart(deps: SyncDeps, connectionId: string): Date | undefined {
+  return deps.db
+    .select({ startedAt: syncRuns.startedAt })
+    .from(syncRuns)
+    .where(eq(syncRuns.connectionId, connectionId))
+    .orderBy(desc(syncRuns.startedAt))
+    .limit(1)
+    .get()?.startedAt;
+}
+
+function finishRun(
+  deps: SyncDeps,
+  tx: DbOrTx,
+  runId: string,
+  values: {
+    outcome: "succeeded" | "failed";
+    error?: string;
+    newTransactions?: number;
+    eventsRaised: number;
+  },
+): void {
+  tx.update(syncRuns)
+    .set({ ...values, finishedAt: deps.clock.now() })
+    .where(eq(syncRuns.id, runId))
+    .run();
+}
+
+/** Syncs one connection now. Throws ApiError for an unknown or push-only connection. */
+export async function syncConnection(
+  deps: SyncDeps,
+  connectionId: string,
+  options: SyncOptions,
+): Promise<SyncResult> {
+  const providers = options.providers ?? createProviders(deps.clock);
+  const connection = getConnection(deps.db, connectionId);
+  const provider = providerFor(connection, providers);
+  const startedAt = deps.clock.now();
+  if (!options.force) {
+    const last = lastRunStart(deps, connectionId);
+    if (last && startedAt.getTime() - last.getTime() < provider.minIntervalMs) {
+      return {
+        connectionId,
+        outcome: "too_soon",
+        nextAllowedAt: new Date(last.getTime() + provider.minIntervalMs).toISOString(),
+      };
+    }
+  }
+  const runId = newId();
+  const claimed = deps.db.transaction((tx) => {
+    if (!claimSyncLease(tx, connectionId, runId, startedAt)) return false;
+    tx.insert(syncRuns)
+      .values({ id: runId, connectionId, trigger: options.trigger, startedAt, outcome: "running" })
+      .run();
+    return true;
+  }, writeTransaction);
+  if (!claimed) return { connectionId, outcome: "busy" };
+  const log = deps.log.child({ connectionId, runId, provider: provider.name });
+
+  const since = connection.lastSyncedAt
+    ? toDateString(addDays(connection.lastSyncedAt, -trailingWindowDays))
+    : undefined;
+  let snapshot: Awaited<ReturnType<typeof readConnection>>;
+  try {
+    snapshot = await withTimeout(
+      readConnection(
+        provider,
+        {
+          id: connection.id,
+          externalId: connection.externalId,
+          institution: connection.institution,
+          status: connection.status,
+          state: JSON.parse(connection.providerState),
+        },
+        since,
+      ),
+      providerTimeoutMs,
+      `provider ${provider.name}`,
+    );
+  } catch (error) {
+    const message = describeError(error);
+    log.warn("sync failed: provider error", { error: message });
+    // The provider failed: the connection shows `error` with the message (spec 3 vocabulary).
+    const outcome = deps.db.transaction((tx) => {
+      const fresh = getConnection(tx, connectionId);
+      // A lapsed lease means another run took over (and recorded this one as interrupted).
+      if (!holdsSyncLease(tx, connectionId, runId)) return { moved: false, status: fresh.status };
+      const moved = moveConnectionStatus(tx, deps.clock, fresh, "error", message);
+      finishRun(deps, tx, runId, {
+        outcome: "failed",
+        error: message,
+        eventsRaised: moved ? 1 : 0,
+      });
+      releaseSyncLease(tx, connectionId, runId);
+      return { moved, status: "error" as const };
+    }, writeTransaction);
+    if (outcome.moved) deps.outbox.notify();
+    return {
+      connectionId,
+      outcome: "failed",
+      runId,
+      status: outcome.status,
+      error: message,
+      eventsRaised: outcome.moved ? 1 : 0,
+    };
+  }
+
+  try {
+    const result = deps.db.transaction((tx) => {
+      if (!holdsSyncLease(tx, connectionId, runId)) throw new LeaseLost("the sync lease lapsed");
+      const fresh = getConnection(tx, connectionId);
+      // A status set while the provider was read (svc sandbox set-status) wins over the read.
+      const statusChangedMeanwhile = fresh.status !== connection.status;
+      const fetchedAt = deps.clock.now();
+      const applied = applyConnectionSnapshot(
+        tx,
+        deps.clock,
+        fresh,
+        statusChangedMeanwhile
+          ? { ...snapshot, status: fresh.status, error: fresh.error }
+          : snapshot,
+        { fetchedAt },
+      );
+      if (snapshot.accounts !== undefined) {
+        tx.update(connections)
+          .set({ lastSyncedAt: fetchedAt })
+          .where(eq(connections.id, connectionId))
+          .run();
+      }
+      finishRun(deps, tx, runId, {
+        outcome: "succeeded",
+        newTransactions: applied.newTransactions,
+        eventsRaised: applied.eventsRaised,
+      });
+      releaseSyncLease(tx, connectionId, runId);
+      return { ...applied, status: statusChangedMeanwhile ? fresh.status : snapshot.status };
+    }, writeTransaction);
+    if (result.eventsRaised > 0) deps.outbox.notify();
+    log.info("sync finished", {
+      newTransactions: result.newTransactions,
+      eventsRaised: result.eventsRaised,
+    });
+    return {
+      connectionId,
+      outcome: "succeeded",
+      runId,
+      status: result.status,
+      newTransactions: result.newTransactions,
+      eventsRaised: result.eventsRaised,
+    };
+  } catch (error) {
+    // Our own failure (not the provider's): nothing of this run was written; the run is
+    // recorded as failed and the connection's status is left alone.
+    const message = describeError(error);
+    log.error("sync failed: could not store the data", { error });
+    deps.db.transaction((tx) => {
+      finishRun(deps, tx, runId, { outcome: "failed", error: message, eventsRaised: 0 });
+      releaseSyncLease(tx, connectionId, runId);
+    }, writeTransaction);
+    return {
+      connectionId,
+      outcome: "failed",
+      runId,
+      status: connection.status,
+      error: message,
+      eventsRaised: 0,
+    };
+  }
+}
+
+/**
+ * Syncs every connection a provider can pull from, one after another. Scheduled runs skip
+ * connections synced within their provider's minimum interval; `force` syncs them all.
+ */
+export async function syncAllConnections(
+  deps: SyncDeps,
+  options: SyncOptions,
+): Promise<SyncResult[]> {
+  const providers = options.providers ?? createProviders(deps.clock);
+  const pullable = Object.keys(providers) as ConnectionRow["provider"][];
+  if (pullable.length === 0) return [];
+  const ids = deps.db
+    .select({ id: connections.id })
+    .from(connections)
+    .where(inArray(connections.provider, pullable))
+    .orderBy(connections.createdAt, connections.id)
+    .all();
+  const results: SyncResult[] = [];
+  for (const { id } of ids) {
+    try {
+      results.push(await syncConnection(deps, id, { ...options, providers }));
+    } catch (error) {
+      // Removed since the list was read: nothing to sync.
+      if (error instanceof ApiError && error.code === "not_found") continue;
+      throw error;
+    }
+  }
+  return results;
+}

@@ -1,0 +1,45 @@
+// The bank-data CLI flow with the compiled binary, while `svc serve` runs on the same data dir
+// (the CLI and the server share the database; the sync lease lives in it).
+import { describe, expect, test } from "bun:test";
+import { compiledBinary, runBinary, startBinary } from "../support/binary.ts";
+import { makeTempDir } from "../support/temp.ts";
+
+const run = (binary: string, args: string[], cwd: string) =>
+  runBinary(binary, args, cwd, { SVC_LOG_LEVEL: "warn" });
+
+describe("compiled binary: sandbox bank", () => {
+  test("svc sandbox connect, then svc sync, shows the data and the events while the server runs", async () => {
+    const binary = await compiledBinary();
+    const cwd = makeTempDir("svc-bank");
+    const server = await startBinary(binary, { cwd });
+    try {
+      const account = await run(
+        binary,
+        ["accounts", "create", "--email", "o@example.com", "--json"],
+        cwd,
+      );
+      expect(account.code).toBe(0);
+      const accountId = JSON.parse(account.stdout).id;
+      const connect = await run(
+        binary,
+        ["sandbox", "connect", "--account", accountId, "--json"],
+        cwd,
+      );
+      expect(connect.code).toBe(0);
+      const connection = JSON.parse(connect.stdout);
+      const sync = await run(binary, ["sync", "--json"], cwd);
+      expect(sync.code).toBe(0);
+      const [result] = JSON.parse(sync.stdout);
+      expect(result).toMatchObject({ connectionId: connection.id, outcome: "succeeded" });
+      expect(result.newTransactions).toBeGreaterThan(100);
+      const events = await run(binary, ["events", "list", "--account", accountId, "--json"], cwd);
+      const types = JSON.parse(events.stdout).map((e: { type: string }) => e.type);
+      expect(types).toContain("account.transactions.available");
+      expect(types).toContain("account.balance.updated");
+      expect(types.filter((t: string) => t === "connection.status.changed")).toHaveLength(3);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+    expect(server.stderr()).not.toContain('"level":"error"');
+  }, 60_000);
+});
