@@ -1,40 +1,39 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import type { MiddlewareHandler } from "hono";
 import { createImportRoutes } from "../../src/banking/import/routes.ts";
 import { createApp } from "../../src/http/app.ts";
-import { ApiError } from "../../src/http/errors.ts";
 import invalidFixture from "../fixtures/import/invalid.json" with { type: "json" };
 import validFixture from "../fixtures/import/valid.json" with { type: "json" };
+import { portalClient, signedInOwner } from "../support/portal.ts";
+import { startTestServer } from "../support/server.ts";
 import { setup, tableContents } from "./helpers.ts";
 
-/** Stands in for the portal's operator session (issue 6): a header names the operator. */
-const testOperator: MiddlewareHandler = async (c, next) => {
-  if (c.req.header("X-Test-Operator") !== "yes")
-    throw new ApiError("session_required", "Sign in as an operator.");
-  await next();
-};
-
 const s = setup();
-const app = createApp(s.services);
-app.route("/portal/api/operator/import", createImportRoutes(s.services, testOperator));
-const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: app.fetch });
-const url = (account = s.accountId) =>
-  `http://127.0.0.1:${server.port}/portal/api/operator/import?account=${account}`;
-afterAll(() => server.stop(true));
+const server = startTestServer(s.services);
+afterAll(() => server.stop());
+const operator = await signedInOwner(s.services, server.baseUrl, { isOperator: true });
+const path = (account = s.accountId) => `/operator/import?account=${account}`;
 
 function post(body: string, headers: Record<string, string> = {}, account?: string) {
-  return fetch(url(account), {
-    method: "POST",
-    headers: { "Content-Type": "application/json", "X-Test-Operator": "yes", ...headers },
+  return operator.client.request(
+    "POST",
+    path(account),
+    undefined,
+    {
+      "Content-Type": "application/json",
+      ...headers,
+    },
     body,
-  });
+  );
 }
 
 describe("operator import route (same JSON as svc import)", () => {
   test("refuses a caller who is not an operator, writing nothing", async () => {
-    const response = await post(JSON.stringify(validFixture), { "X-Test-Operator": "no" });
-    expect(response.status).toBe(401);
-    expect((await response.json()).error.code).toBe("session_required");
+    const anonymous = await portalClient(server.baseUrl).request("POST", path(), validFixture);
+    expect(anonymous.status).toBe(401);
+    expect((await anonymous.json()).error.code).toBe("session_required");
+    const owner = await signedInOwner(s.services, server.baseUrl);
+    const refused = await owner.client.request("POST", path(), validFixture);
+    expect(refused.status).toBe(403);
     expect(tableContents(s.services).connections).toHaveLength(0);
   });
 
@@ -82,10 +81,10 @@ describe("operator import route (same JSON as svc import)", () => {
 
   test("a document over the size limit is 413 and is not read", async () => {
     const small = createApp(s.services);
-    small.route("/import", createImportRoutes(s.services, testOperator, { maxBytes: 100 }));
+    small.route("/import", createImportRoutes(s.services, { maxBytes: 100 }));
     const response = await small.request(`/import?account=${s.accountId}`, {
       method: "POST",
-      headers: { "Content-Type": "application/json", "X-Test-Operator": "yes" },
+      headers: { "Content-Type": "application/json" },
       body: JSON.stringify(validFixture),
     });
     expect(response.status).toBe(413);

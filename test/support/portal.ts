@@ -9,6 +9,8 @@ export interface PortalClient {
     path: string,
     body?: unknown,
     headers?: Record<string, string>,
+    /** Sent as is instead of JSON of `body` (for malformed-input tests). */
+    rawBody?: string,
   ): Promise<Response>;
   json<T = unknown>(
     method: string,
@@ -20,16 +22,17 @@ export interface PortalClient {
 export function portalClient(baseUrl: string): PortalClient {
   const client: PortalClient = {
     cookie: undefined,
-    async request(method, path, body, headers = {}) {
+    async request(method, path, body, headers = {}, rawBody = undefined) {
+      const payload = rawBody ?? (body !== undefined ? JSON.stringify(body) : undefined);
       const response = await fetch(`${baseUrl}/portal/api${path}`, {
         method,
         headers: {
           Origin: baseUrl,
-          ...(body !== undefined ? { "Content-Type": "application/json" } : {}),
+          ...(payload !== undefined ? { "Content-Type": "application/json" } : {}),
           ...(client.cookie ? { Cookie: client.cookie } : {}),
           ...headers,
         },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        ...(payload !== undefined ? { body: payload } : {}),
       });
       const setCookie = response.headers.get("set-cookie");
       if (setCookie) client.cookie = setCookie.split(";")[0];

@@ -1,7 +1,7 @@
 // The operator ingest route: POST <mount>?account=<service account id> with the same JSON
-// document `svc import` reads. Operator authentication is the caller's middleware (the portal's
-// operator session); this module only validates, calls importBankData and maps the result.
-import { type Context, Hono, type MiddlewareHandler } from "hono";
+// document `svc import` reads. Mounted under the portal's operator routes, whose session and
+// operator checks run first; this module only validates, calls importBankData and maps the result.
+import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { z } from "zod";
 import { ApiError } from "../../http/errors.ts";
@@ -29,16 +29,11 @@ async function readJson(c: Context): Promise<unknown> {
   }
 }
 
-export function createImportRoutes(
-  services: Services,
-  requireOperator: MiddlewareHandler,
-  options: { maxBytes?: number } = {},
-): Hono {
+export function createImportRoutes(services: Services, options: { maxBytes?: number } = {}): Hono {
   const maxBytes = options.maxBytes ?? maxImportBytes;
   const routes = new Hono();
   routes.post(
     "/",
-    requireOperator,
     bodyLimit({
       maxSize: maxBytes,
       onError: () => {

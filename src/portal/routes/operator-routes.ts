@@ -5,6 +5,7 @@ import {
   listServiceAccounts,
   updateServiceAccount,
 } from "../../accounts/service-accounts.ts";
+import { createImportRoutes } from "../../banking/import/routes.ts";
 import { readJson, readQuery } from "../../http/validate.ts";
 import type { Services } from "../../services.ts";
 
@@ -36,6 +37,9 @@ export function operatorRoutes(services: Services): Hono {
       unsafeAllowPrivateTargets: config.unsafeAllowPrivateTargets,
     }),
   );
+
+  // Operator ingest: the same JSON document as `svc import`.
+  app.route("/import", createImportRoutes(services));
 
   return app;
 }
