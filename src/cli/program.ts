@@ -9,6 +9,7 @@ import { SetupCancelled } from "../setup/wizard.ts";
 import { registerAccounts } from "./accounts.ts";
 import { CliUsageError } from "./context.ts";
 import type { CliIo } from "./io.ts";
+import { registerKeys } from "./keys.ts";
 import { registerMaintenance } from "./maintenance.ts";
 import { registerServe } from "./serve.ts";
 import { registerSetup } from "./setup.ts";
@@ -17,7 +18,6 @@ export const cliVersion = packageJson.version;
 
 /** Groups whose commands arrive with their features; each is a thin call into feature functions. */
 const laterGroups = [
-  ["keys", "API keys of a service account: create (shown once), list, revoke."],
   ["sandbox", "The built-in sandbox bank: connect it, drive a connection through every status."],
   ["sync", "Sync bank connections now (the server also syncs on its schedule)."],
   ["import", "Import connections, accounts, balances and transactions from a JSON file."],
@@ -46,6 +46,7 @@ export function buildProgram(io: CliIo): Command {
   registerSetup(program, io);
   registerMaintenance(program, io);
   registerAccounts(program, io);
+  registerKeys(program, io);
   for (const [name, description] of laterGroups) {
     if (!program.commands.some((command) => command.name() === name))
       program.command(name).description(description);

@@ -1,5 +1,6 @@
 // Assembles the HTTP application: request ids, one error model, and each feature's routes.
 import { Hono } from "hono";
+import { createV1App } from "../api/v1.ts";
 import type { Services } from "../services.ts";
 import { createErrorHandler, notFoundHandler } from "./errors.ts";
 import { healthRoutes } from "./health.ts";
@@ -11,5 +12,6 @@ export function createApp(services: Services): Hono {
   app.onError(createErrorHandler(services.log));
   app.notFound(notFoundHandler);
   app.route("/", healthRoutes(services.database));
+  app.route("/v1", createV1App(services));
   return app;
 }
