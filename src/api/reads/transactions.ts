@@ -49,7 +49,18 @@ export function listTransactions(
   accountId: string,
   query: TransactionQuery,
 ): Page<TransactionView> {
-  requireOwnAccount(database, serviceAccountId, accountId);
+  // One read transaction: one snapshot for the ownership check and the page, one lock round.
+  return database.sqlite.transaction(() => {
+    requireOwnAccount(database, serviceAccountId, accountId);
+    return toPage(readRows(database, accountId, query), query.limit);
+  })();
+}
+
+function readRows(
+  database: Database,
+  accountId: string,
+  query: TransactionQuery,
+): TransactionView[] {
   const params: Params = [
     accountId,
     query.window.from,
@@ -57,12 +68,11 @@ export function listTransactions(
     query.includePending ? 1 : 0,
     query.limit + 1,
   ];
-  const rows = query.after
+  return query.after
     ? database.sqlite
         .query<TransactionView, [...Params, string, string]>(
           `${select} AND (booking_date < ?6 OR (booking_date = ?6 AND id < ?7)) ${order}`,
         )
         .all(...params, query.after.bookingDate, query.after.id)
     : database.sqlite.query<TransactionView, Params>(`${select} ${order}`).all(...params);
-  return toPage(rows, query.limit);
 }
