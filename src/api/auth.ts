@@ -26,6 +26,8 @@ export function apiAuthMiddleware(deps: {
   rateLimiter: KeyRateLimiter | undefined;
 }): MiddlewareHandler<ApiEnv> {
   return async (c, next) => {
+    // Bank data and errors about keys: never stored by shared caches or the browser.
+    c.header("Cache-Control", "no-store");
     const header = c.req.header("authorization");
     if (header === undefined) {
       throw new ApiError(

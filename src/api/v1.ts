@@ -1,5 +1,7 @@
 // The /v1 read API: public reference (openapi.json, docs) and the key-authenticated resources.
-// Authentication is mounted on the whole resource app, so a route added later cannot forget it.
+// Authentication is mounted on whole resource prefixes, so a route added under them cannot forget
+// it (test/api/every-route.test.ts runs every documented route against bad keys); a path outside
+// every resource is 404 with or without a key.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { Hono } from "hono";
 import { createKeyAuthenticator } from "../keys/authenticate.ts";
@@ -13,19 +15,21 @@ import { registerAccountRoutes } from "./routes/accounts.ts";
 import { registerConnectionRoutes } from "./routes/connections.ts";
 import { registerTransactionRoutes } from "./routes/transactions.ts";
 
+/** Every resource lives under one of these; each one's whole subtree requires a key. */
+export const resourcePrefixes = ["/accounts", "/connections"] as const;
+
 export function createV1App(services: Services): Hono {
   const { config, database, clock } = services;
   const resources = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook });
-  resources.use(
-    "*",
-    apiAuthMiddleware({
-      authenticator: createKeyAuthenticator(database, clock),
-      rateLimiter:
-        config.apiRateLimitPerMinute > 0
-          ? createKeyRateLimiter(clock, config.apiRateLimitPerMinute)
-          : undefined,
-    }),
-  );
+  const auth = apiAuthMiddleware({
+    authenticator: createKeyAuthenticator(database, clock),
+    rateLimiter:
+      config.apiRateLimitPerMinute > 0
+        ? createKeyRateLimiter(clock, config.apiRateLimitPerMinute)
+        : undefined,
+  });
+  // Hono's `/accounts/*` also matches `/accounts` itself.
+  for (const prefix of resourcePrefixes) resources.use(`${prefix}/*`, auth);
   registerAccountRoutes(resources, database);
   registerTransactionRoutes(resources, database, clock);
   registerConnectionRoutes(resources, database);

@@ -182,10 +182,26 @@ describe("other errors", () => {
     expect(error.message).toContain('"limit"');
   });
 
-  test("an unknown path under /v1: 404 not_found in the envelope", async () => {
-    const response = await api.get("/v1/payments", tenant.key);
-    expect(response.status).toBe(404);
-    expect((await errorOf(response)).code).toBe("not_found");
+  test("an unknown path under /v1: 404 not_found in the envelope, with or without a key", async () => {
+    for (const key of [tenant.key, null, "svk_bad"]) {
+      const response = await api.get("/v1/payments", key);
+      expect(response.status).toBe(404);
+      expect((await errorOf(response)).code).toBe("not_found");
+    }
+    expect((await api.get("/v1", null)).status).toBe(404);
+  });
+
+  test("an unknown path inside a resource still needs a key first (the whole subtree is guarded)", async () => {
+    const path = `/v1/accounts/${tenant.bank.accountIds[0]}/statements`;
+    expect((await errorOf(await api.get(path, null))).code).toBe("not_authenticated");
+    expect((await errorOf(await api.get(path, tenant.key))).code).toBe("not_found");
+  });
+
+  test("responses with bank data, and auth errors, are never cached (Cache-Control: no-store)", async () => {
+    expect((await api.get("/v1/accounts", tenant.key)).headers.get("Cache-Control")).toBe(
+      "no-store",
+    );
+    expect((await api.get("/v1/accounts", null)).headers.get("Cache-Control")).toBe("no-store");
   });
 
   test("a method the API does not offer: 404 not_found in the envelope", async () => {
