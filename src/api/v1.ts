@@ -11,6 +11,7 @@ import { renderReferencePage } from "./docs-page.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { validationHook } from "./params.ts";
 import { createKeyRateLimiter } from "./rate-limit.ts";
+import { createBankReads } from "./reads/bank-reads.ts";
 import { registerAccountRoutes } from "./routes/accounts.ts";
 import { registerConnectionRoutes } from "./routes/connections.ts";
 import { registerTransactionRoutes } from "./routes/transactions.ts";
@@ -30,9 +31,10 @@ export function createV1App(services: Services): Hono {
   });
   // Hono's `/accounts/*` also matches `/accounts` itself.
   for (const prefix of resourcePrefixes) resources.use(`${prefix}/*`, auth);
-  registerAccountRoutes(resources, database);
-  registerTransactionRoutes(resources, database, clock);
-  registerConnectionRoutes(resources, database);
+  const reads = createBankReads(database);
+  registerAccountRoutes(resources, reads);
+  registerTransactionRoutes(resources, reads, clock);
+  registerConnectionRoutes(resources, reads);
 
   const document = buildOpenApiDocument(resources, {
     baseUrl: config.baseUrl,

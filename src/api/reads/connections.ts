@@ -25,6 +25,15 @@ interface ConnectionRow {
   error: string | null;
 }
 
+export interface ConnectionReads {
+  /** Connections in id order, after `afterId` (keyset), at most `limit`. */
+  listConnections(
+    serviceAccountId: string,
+    page: { limit: number; afterId?: string },
+  ): Page<ConnectionView>;
+  getConnection(serviceAccountId: string, connectionId: string): ConnectionView;
+}
+
 const connectionSelect = `SELECT c.id AS connection_id, c.status, c.institution, c.created_at,
        c.last_synced_at, c.error,
        (SELECT json_group_array(b.id) FROM
@@ -43,31 +52,25 @@ function toView(row: ConnectionRow): ConnectionView {
   };
 }
 
-/** Connections in id order, after `afterId` (keyset), at most `limit`. */
-export function listConnections(
-  database: Database,
-  serviceAccountId: string,
-  page: { limit: number; afterId?: string },
-): Page<ConnectionView> {
-  const rows = database.sqlite
-    .query<ConnectionRow, [string, string, number]>(
-      `${connectionSelect} WHERE c.service_account_id = ?1 AND c.id > ?2 ORDER BY c.id LIMIT ?3`,
-    )
-    .all(serviceAccountId, page.afterId ?? "", page.limit + 1);
-  const result = toPage(rows, page.limit);
-  return { data: result.data.map(toView), hasMore: result.hasMore };
-}
-
-export function getConnection(
-  database: Database,
-  serviceAccountId: string,
-  connectionId: string,
-): ConnectionView {
-  const row = database.sqlite
-    .query<ConnectionRow, [string, string]>(
-      `${connectionSelect} WHERE c.id = ?1 AND c.service_account_id = ?2`,
-    )
-    .get(connectionId, serviceAccountId);
-  if (!row) throw new ApiError("not_found", `No connection ${connectionId}.`);
-  return toView(row);
+export function createConnectionReads(database: Database): ConnectionReads {
+  const list = database.sqlite.prepare<ConnectionRow, [string, string, number]>(
+    `${connectionSelect} WHERE c.service_account_id = ?1 AND c.id > ?2 ORDER BY c.id LIMIT ?3`,
+  );
+  const one = database.sqlite.prepare<ConnectionRow, [string, string]>(
+    `${connectionSelect} WHERE c.id = ?1 AND c.service_account_id = ?2`,
+  );
+  return {
+    listConnections(serviceAccountId, page) {
+      const result = toPage(
+        list.all(serviceAccountId, page.afterId ?? "", page.limit + 1),
+        page.limit,
+      );
+      return { data: result.data.map(toView), hasMore: result.hasMore };
+    },
+    getConnection(serviceAccountId, connectionId) {
+      const row = one.get(connectionId, serviceAccountId);
+      if (!row) throw new ApiError("not_found", `No connection ${connectionId}.`);
+      return toView(row);
+    },
+  };
 }

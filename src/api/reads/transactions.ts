@@ -4,7 +4,7 @@
 import type { Database } from "../../db/open.ts";
 import type { TransactionStatus } from "../../db/schema.ts";
 import type { DateWindow } from "../date-window.ts";
-import { requireOwnAccount } from "./accounts.ts";
+import type { AccountReads } from "./accounts.ts";
 import { type Page, toPage } from "./page.ts";
 
 export interface TransactionView {
@@ -34,6 +34,15 @@ export interface TransactionQuery {
   after?: TransactionPosition;
 }
 
+export interface TransactionReads {
+  listTransactions(
+    serviceAccountId: string,
+    accountId: string,
+    query: TransactionQuery,
+  ): Page<TransactionView>;
+}
+
+// The range and order use transactions_page_idx (account_id, booking_date, id), scanned backwards.
 const select = `SELECT id AS transaction_id, account_id, status, amount, currency, booking_date,
        value_date, description, counterparty_name, merchant_name
   FROM transactions
@@ -43,36 +52,33 @@ const order = "ORDER BY booking_date DESC, id DESC LIMIT ?5";
 
 type Params = [string, string, string, number, number];
 
-export function listTransactions(
+export function createTransactionReads(
   database: Database,
-  serviceAccountId: string,
-  accountId: string,
-  query: TransactionQuery,
-): Page<TransactionView> {
+  accounts: Pick<AccountReads, "requireOwnAccount">,
+): TransactionReads {
+  const firstPage = database.sqlite.prepare<TransactionView, Params>(`${select} ${order}`);
+  const laterPage = database.sqlite.prepare<TransactionView, [...Params, string, string]>(
+    `${select} AND (booking_date < ?6 OR (booking_date = ?6 AND id < ?7)) ${order}`,
+  );
   // One read transaction: one snapshot for the ownership check and the page, one lock round.
-  return database.sqlite.transaction(() => {
-    requireOwnAccount(database, serviceAccountId, accountId);
-    return toPage(readRows(database, accountId, query), query.limit);
-  })();
-}
-
-function readRows(
-  database: Database,
-  accountId: string,
-  query: TransactionQuery,
-): TransactionView[] {
-  const params: Params = [
-    accountId,
-    query.window.from,
-    query.window.to,
-    query.includePending ? 1 : 0,
-    query.limit + 1,
-  ];
-  return query.after
-    ? database.sqlite
-        .query<TransactionView, [...Params, string, string]>(
-          `${select} AND (booking_date < ?6 OR (booking_date = ?6 AND id < ?7)) ${order}`,
-        )
-        .all(...params, query.after.bookingDate, query.after.id)
-    : database.sqlite.query<TransactionView, Params>(`${select} ${order}`).all(...params);
+  const read = database.sqlite.transaction(
+    (serviceAccountId: string, accountId: string, query: TransactionQuery) => {
+      accounts.requireOwnAccount(serviceAccountId, accountId);
+      const params: Params = [
+        accountId,
+        query.window.from,
+        query.window.to,
+        query.includePending ? 1 : 0,
+        query.limit + 1,
+      ];
+      const rows = query.after
+        ? laterPage.all(...params, query.after.bookingDate, query.after.id)
+        : firstPage.all(...params);
+      return toPage(rows, query.limit);
+    },
+  );
+  return {
+    listTransactions: (serviceAccountId, accountId, query) =>
+      read(serviceAccountId, accountId, query),
+  };
 }

@@ -1,10 +1,9 @@
 // GET /v1/accounts, /v1/accounts/{account_id}, /v1/accounts/{account_id}/balance.
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
-import type { Database } from "../../db/open.ts";
 import type { ApiEnv } from "../auth.ts";
 import { idPageBody, idPageRequest } from "../pagination.ts";
 import { accountPathParams, pageQuery } from "../params.ts";
-import { getAccount, getBalance, listAccounts } from "../reads/accounts.ts";
+import type { BankReads } from "../reads/bank-reads.ts";
 import { itemResponses, listResponses } from "../responses.ts";
 import { accountListSchema, accountSchema, balanceSchema } from "../schemas.ts";
 
@@ -41,10 +40,10 @@ const balanceRoute = createRoute({
   responses: itemResponses(balanceSchema, "The latest balance."),
 });
 
-export function registerAccountRoutes(app: OpenAPIHono<ApiEnv>, database: Database): void {
+export function registerAccountRoutes(app: OpenAPIHono<ApiEnv>, reads: BankReads): void {
   app.openapi(listRoute, (c) => {
     const owner = c.get("principal").serviceAccountId;
-    const page = listAccounts(database, owner, idPageRequest("accounts", c.req.valid("query")));
+    const page = reads.listAccounts(owner, idPageRequest("accounts", c.req.valid("query")));
     return c.json(
       idPageBody("accounts", page, (a) => a.account_id),
       200,
@@ -52,10 +51,10 @@ export function registerAccountRoutes(app: OpenAPIHono<ApiEnv>, database: Databa
   });
   app.openapi(getRoute, (c) => {
     const owner = c.get("principal").serviceAccountId;
-    return c.json(getAccount(database, owner, c.req.valid("param").account_id), 200);
+    return c.json(reads.getAccount(owner, c.req.valid("param").account_id), 200);
   });
   app.openapi(balanceRoute, (c) => {
     const owner = c.get("principal").serviceAccountId;
-    return c.json(getBalance(database, owner, c.req.valid("param").account_id), 200);
+    return c.json(reads.getBalance(owner, c.req.valid("param").account_id), 200);
   });
 }

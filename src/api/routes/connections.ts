@@ -1,10 +1,9 @@
 // GET /v1/connections and /v1/connections/{connection_id}.
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
-import type { Database } from "../../db/open.ts";
 import type { ApiEnv } from "../auth.ts";
 import { idPageBody, idPageRequest } from "../pagination.ts";
 import { connectionPathParams, pageQuery } from "../params.ts";
-import { getConnection, listConnections } from "../reads/connections.ts";
+import type { BankReads } from "../reads/bank-reads.ts";
 import { itemResponses, listResponses } from "../responses.ts";
 import { connectionListSchema, connectionSchema } from "../schemas.ts";
 
@@ -30,14 +29,10 @@ const getRoute = createRoute({
   responses: itemResponses(connectionSchema, "The connection."),
 });
 
-export function registerConnectionRoutes(app: OpenAPIHono<ApiEnv>, database: Database): void {
+export function registerConnectionRoutes(app: OpenAPIHono<ApiEnv>, reads: BankReads): void {
   app.openapi(listRoute, (c) => {
     const owner = c.get("principal").serviceAccountId;
-    const page = listConnections(
-      database,
-      owner,
-      idPageRequest("connections", c.req.valid("query")),
-    );
+    const page = reads.listConnections(owner, idPageRequest("connections", c.req.valid("query")));
     return c.json(
       idPageBody("connections", page, (row) => row.connection_id),
       200,
@@ -45,6 +40,6 @@ export function registerConnectionRoutes(app: OpenAPIHono<ApiEnv>, database: Dat
   });
   app.openapi(getRoute, (c) => {
     const owner = c.get("principal").serviceAccountId;
-    return c.json(getConnection(database, owner, c.req.valid("param").connection_id), 200);
+    return c.json(reads.getConnection(owner, c.req.valid("param").connection_id), 200);
   });
 }

@@ -1,7 +1,6 @@
 // GET /v1/accounts/{account_id}/transactions: a booking-date window, newest first, keyset pages.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Clock } from "../../clock.ts";
-import type { Database } from "../../db/open.ts";
 import type { ApiEnv } from "../auth.ts";
 import { decodeCursor, encodeCursor, foreignCursor, invalidCursor } from "../cursor.ts";
 import {
@@ -12,7 +11,8 @@ import {
   windowDays,
 } from "../date-window.ts";
 import { accountPathParams, defaultPageLimit, transactionsQuery } from "../params.ts";
-import { listTransactions, type TransactionQuery } from "../reads/transactions.ts";
+import type { BankReads } from "../reads/bank-reads.ts";
+import type { TransactionQuery } from "../reads/transactions.ts";
 import { itemResponses } from "../responses.ts";
 import { transactionListSchema } from "../schemas.ts";
 
@@ -65,7 +65,7 @@ function fromCursor(cursorText: string, accountId: string, input: QueryInput) {
 
 export function registerTransactionRoutes(
   app: OpenAPIHono<ApiEnv>,
-  database: Database,
+  reads: BankReads,
   clock: Clock,
 ): void {
   app.openapi(listRoute, (c) => {
@@ -80,7 +80,7 @@ export function registerTransactionRoutes(
             limit: input.limit ?? defaultPageLimit,
           }
         : { ...fromCursor(input.cursor, accountId, input), limit: input.limit ?? defaultPageLimit };
-    const page = listTransactions(database, owner, accountId, query);
+    const page = reads.listTransactions(owner, accountId, query);
     const last = page.data.at(-1);
     const nextCursor =
       page.hasMore && last
