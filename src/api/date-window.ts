@@ -35,7 +35,7 @@ export function resolveDateWindow(now: Date, given: { from?: string; to?: string
   return window;
 }
 
-export function checkDateWindow(window: DateWindow): void {
+function checkDateWindow(window: DateWindow): void {
   if (window.from > window.to) {
     throw new ApiError(
       "invalid_request",

@@ -1,20 +1,13 @@
 // GET /v1/accounts/{account_id}/transactions: a booking-date window, newest first, keyset pages.
-import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Clock } from "../../clock.ts";
 import type { ApiEnv } from "../auth.ts";
-import { decodeCursor, encodeCursor, foreignCursor, invalidCursor } from "../cursor.ts";
-import {
-  type DateWindow,
-  defaultWindowDays,
-  maxWindowDays,
-  resolveDateWindow,
-  windowDays,
-} from "../date-window.ts";
-import { accountPathParams, defaultPageLimit, transactionsQuery } from "../params.ts";
+import { defaultWindowDays, maxWindowDays } from "../date-window.ts";
+import { accountPathParams, transactionsQuery } from "../params.ts";
 import type { BankReads } from "../reads/bank-reads.ts";
-import type { TransactionQuery } from "../reads/transactions.ts";
 import { itemResponses } from "../responses.ts";
 import { transactionListSchema } from "../schemas.ts";
+import { nextTransactionCursor, resolveTransactionQuery } from "../transaction-query.ts";
 
 const listRoute = createRoute({
   method: "get",
@@ -27,42 +20,6 @@ const listRoute = createRoute({
   responses: itemResponses(transactionListSchema, "A page of transactions."),
 });
 
-const dayText = z.iso.date();
-const transactionCursor = z
-  .object({
-    v: z.literal(1),
-    k: z.literal("transactions"),
-    account: z.guid(),
-    from: dayText,
-    to: dayText,
-    pending: z.boolean(),
-    date: dayText,
-    id: z.guid(),
-  })
-  .strict();
-
-type QueryInput = z.infer<typeof transactionsQuery>;
-
-function fromCursor(cursorText: string, accountId: string, input: QueryInput) {
-  const cursor = decodeCursor(cursorText, transactionCursor);
-  const pending =
-    input.include_pending === undefined ? cursor.pending : input.include_pending === "true";
-  if (
-    cursor.account !== accountId ||
-    (input.from !== undefined && input.from !== cursor.from) ||
-    (input.to !== undefined && input.to !== cursor.to) ||
-    pending !== cursor.pending
-  ) {
-    throw foreignCursor();
-  }
-  const window: DateWindow = { from: cursor.from, to: cursor.to };
-  // Cursors are only issued for valid windows: one that breaks the rules was edited.
-  if (window.from > window.to || windowDays(window) > maxWindowDays) {
-    throw invalidCursor("not a cursor of this API");
-  }
-  return { window, includePending: pending, after: { bookingDate: cursor.date, id: cursor.id } };
-}
-
 export function registerTransactionRoutes(
   app: OpenAPIHono<ApiEnv>,
   reads: BankReads,
@@ -71,30 +28,11 @@ export function registerTransactionRoutes(
   app.openapi(listRoute, (c) => {
     const owner = c.get("principal").serviceAccountId;
     const accountId = c.req.valid("param").account_id;
-    const input = c.req.valid("query");
-    const query: TransactionQuery =
-      input.cursor === undefined
-        ? {
-            window: resolveDateWindow(clock.now(), input),
-            includePending: input.include_pending === "true",
-            limit: input.limit ?? defaultPageLimit,
-          }
-        : { ...fromCursor(input.cursor, accountId, input), limit: input.limit ?? defaultPageLimit };
+    const query = resolveTransactionQuery(c.req.valid("query"), accountId, clock.now());
     const page = reads.listTransactions(owner, accountId, query);
-    const last = page.data.at(-1);
-    const nextCursor =
-      page.hasMore && last
-        ? encodeCursor({
-            v: 1,
-            k: "transactions",
-            account: accountId,
-            from: query.window.from,
-            to: query.window.to,
-            pending: query.includePending,
-            date: last.booking_date,
-            id: last.transaction_id,
-          })
-        : null;
-    return c.json({ data: page.data, next_cursor: nextCursor }, 200);
+    return c.json(
+      { data: page.data, next_cursor: nextTransactionCursor(accountId, query, page) },
+      200,
+    );
   });
 }
