@@ -11,6 +11,7 @@ import { CliUsageError } from "./context.ts";
 import { registerEvents } from "./events.ts";
 import { registerImport } from "./import.ts";
 import type { CliIo } from "./io.ts";
+import { registerKeys } from "./keys.ts";
 import { registerMaintenance } from "./maintenance.ts";
 import { registerSandbox } from "./sandbox.ts";
 import { registerServe } from "./serve.ts";
@@ -21,7 +22,6 @@ export const cliVersion = packageJson.version;
 
 /** Groups whose commands arrive with their features; each is a thin call into feature functions. */
 const laterGroups = [
-  ["keys", "API keys of a service account: create (shown once), list, revoke."],
   ["endpoints", "Webhook endpoints: add, verify, test, rotate the secret, enable, pause, remove."],
   ["deliveries", "The webhook delivery log: attempts, outcomes, next retry."],
 ] as const;
@@ -50,6 +50,7 @@ export function buildProgram(io: CliIo): Command {
   registerSync(program, io);
   registerImport(program, io);
   registerEvents(program, io);
+  registerKeys(program, io);
   for (const [name, description] of laterGroups) {
     if (!program.commands.some((command) => command.name() === name))
       program.command(name).description(description);

@@ -1,5 +1,6 @@
 // Assembles the HTTP application: request ids, one error model, and each feature's routes.
 import { Hono } from "hono";
+import { createV1App } from "../api/v1.ts";
 import { createPortalApi } from "../portal/api.ts";
 import type { Services } from "../services.ts";
 import { createErrorHandler, notFoundHandler } from "./errors.ts";
@@ -13,5 +14,6 @@ export function createApp(services: Services): Hono {
   app.notFound(notFoundHandler);
   app.route("/", healthRoutes(services.database));
   app.route("/portal/api", createPortalApi(services));
+  app.route("/v1", createV1App(services));
   return app;
 }

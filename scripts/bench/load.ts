@@ -1,0 +1,52 @@
+// A keep-alive HTTP load generator in its own process, used by read-api.ts when `wrk` is not
+// installed: `connections` concurrent request loops for `seconds`, then one JSON line with the
+// request rate and latency percentiles. Every response must be 200.
+import { parseArgs } from "node:util";
+
+const { values, positionals } = parseArgs({
+  args: Bun.argv.slice(2),
+  allowPositionals: true,
+  options: {
+    connections: { type: "string", default: "32" },
+    seconds: { type: "string", default: "5" },
+    header: { type: "string", multiple: true, default: [] },
+  },
+});
+const url = positionals[0];
+if (!url) throw new Error("usage: load.ts URL [--connections N] [--seconds S] [--header 'K: V']");
+const headers = Object.fromEntries(
+  (values.header as string[]).map((h) => {
+    const at = h.indexOf(":");
+    return [h.slice(0, at).trim(), h.slice(at + 1).trim()];
+  }),
+);
+const connections = Number(values.connections);
+const durationMs = Number(values.seconds) * 1000;
+const latencies: number[] = [];
+let failures = 0;
+const started = performance.now();
+const deadline = started + durationMs;
+
+async function loop() {
+  while (performance.now() < deadline) {
+    const t0 = performance.now();
+    const response = await fetch(url as string, { headers });
+    await response.arrayBuffer();
+    latencies.push(performance.now() - t0);
+    if (response.status !== 200) failures++;
+  }
+}
+await Promise.all(Array.from({ length: connections }, loop));
+const elapsedS = (performance.now() - started) / 1000;
+latencies.sort((a, b) => a - b);
+const at = (q: number) =>
+  latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+console.log(
+  JSON.stringify({
+    requests: latencies.length,
+    failures,
+    rps: latencies.length / elapsedS,
+    p50Ms: at(0.5),
+    p99Ms: at(0.99),
+  }),
+);

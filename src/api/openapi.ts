@@ -1,0 +1,51 @@
+// The OpenAPI 3.1 document of /v1, generated from the zod route definitions.
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { ApiEnv } from "./auth.ts";
+import { defaultWindowDays, maxWindowDays } from "./date-window.ts";
+import { defaultPageLimit, maxPageLimit } from "./params.ts";
+
+export type OpenApiDocument = ReturnType<OpenAPIHono["getOpenAPI31Document"]>;
+
+function overview(rateLimitPerMinute: number): string {
+  return [
+    "Read access to bank-account data: accounts, balances, transactions and the connections that carry them.",
+    "",
+    "**Authentication.** Send an API key on every request: `Authorization: Bearer svk_...`. Keys are created in the portal (or with `svc keys create`), shown once, and scoped to their service account's own data. A key authenticates; entitlement decides whether data is served.",
+    "",
+    '**Errors.** Every error is `{"error":{"code":"...","message":"..."}}` with a `Svc-Request-Id` header; branch on `code`. Authentication is checked in this order: no header, 401 `not_authenticated`; not `Bearer <key>` or a malformed, unknown or revoked key, 401 `invalid_api_key`; account disabled, 401 `user_inactive`; demo account, 403 `demo_account`; bank-data feature off, 403 `connect_not_available`; not entitled, 403 `subscription_lapsed` (the key is not revoked; access resumes once the account is paid). A bad parameter is 400 `invalid_request` naming it. An id outside the key\'s account, or an unknown path, is 404 `not_found`.',
+    "",
+    `**Pagination.** Lists answer \`{"data":[...],"next_cursor":...}\`. Pass \`next_cursor\` as \`cursor\` for the next page until it is null; \`limit\` is 1 to ${maxPageLimit} (default ${defaultPageLimit}). Transactions take a booking-date window (\`from\`, \`to\`, inclusive; default the last ${defaultWindowDays} days; at most ${maxWindowDays} days).`,
+    "",
+    rateLimitPerMinute > 0
+      ? `**Rate limit.** ${rateLimitPerMinute} requests per minute per key; \`RateLimit-*\` headers tell how many are left; beyond it 429 \`rate_limited\` with \`Retry-After\`.`
+      : "**Rate limit.** Off on this instance.",
+    "",
+    "**Formats.** Amounts are signed decimal strings (positive = money in) with an ISO 4217 currency; timestamps are RFC 3339 in UTC; ids are UUIDs.",
+  ].join("\n");
+}
+
+export function buildOpenApiDocument(
+  app: OpenAPIHono<ApiEnv>,
+  options: { baseUrl: string; rateLimitPerMinute: number },
+): OpenApiDocument {
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
+    type: "http",
+    scheme: "bearer",
+    description: "An API key, `svk_` + 8 characters + `_` + 43 characters.",
+  });
+  return app.getOpenAPI31Document({
+    openapi: "3.1.0",
+    info: {
+      title: "Svc bank-data API",
+      version: "v1",
+      description: overview(options.rateLimitPerMinute),
+    },
+    servers: [{ url: `${options.baseUrl}/v1` }],
+    security: [{ bearerAuth: [] }],
+    tags: [
+      { name: "Accounts", description: "Bank accounts and their balances." },
+      { name: "Transactions", description: "An account's transactions." },
+      { name: "Connections", description: "Links to institutions that carry accounts." },
+    ],
+  });
+}

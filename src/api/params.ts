@@ -1,0 +1,98 @@
+// Request parameters of /v1 routes and the one way a bad one is answered: 400 invalid_request
+// naming the parameter (issue 3). Unknown query parameters are refused too, so a typo such as
+// `include_pendng=true` is not silently ignored.
+import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { ZodError } from "zod";
+import { ApiError } from "../http/errors.ts";
+
+export const defaultPageLimit = 100;
+export const maxPageLimit = 500;
+
+function pathId(name: string, what: string) {
+  return z.guid({ error: "must be a UUID" }).openapi({
+    param: { name, in: "path" },
+    description: `The ${what}'s id (a UUID).`,
+    example: "3f1c2a4e-8d9b-4c7e-9a51-0b6d2e7f4a10",
+  });
+}
+
+export const accountPathParams = z.object({ account_id: pathId("account_id", "account") });
+export const connectionPathParams = z.object({
+  connection_id: pathId("connection_id", "connection"),
+});
+
+const limitMessage = `must be a whole number from 1 to ${maxPageLimit}`;
+const limitParam = z
+  .string({ error: limitMessage })
+  .regex(/^[0-9]{1,6}$/, limitMessage)
+  .transform(Number)
+  .pipe(z.number().min(1, limitMessage).max(maxPageLimit, limitMessage))
+  .optional()
+  .openapi({
+    param: { name: "limit", in: "query" },
+    type: "integer",
+    minimum: 1,
+    maximum: maxPageLimit,
+    default: defaultPageLimit,
+    description: `Rows per page, 1 to ${maxPageLimit} (default ${defaultPageLimit}).`,
+  });
+
+const cursorParam = z
+  .string({ error: "must be given once" })
+  .optional()
+  .openapi({
+    param: { name: "cursor", in: "query" },
+    description: "The `next_cursor` of the previous page, unchanged.",
+  });
+
+export const pageQuery = z.object({ limit: limitParam, cursor: cursorParam }).strict();
+
+const dateMessage = "must be a calendar date as YYYY-MM-DD";
+function dateParam(name: string, description: string) {
+  return z.iso
+    .date({ error: dateMessage })
+    .optional()
+    .openapi({ param: { name, in: "query" }, description, example: "2026-01-15" });
+}
+
+export const transactionsQuery = z
+  .object({
+    from: dateParam(
+      "from",
+      "First booking date, inclusive (default: 89 days before `to`, so 90 days in all).",
+    ),
+    to: dateParam("to", "Last booking date, inclusive (default: today, UTC)."),
+    include_pending: z
+      .enum(["true", "false"], { error: "must be true or false" })
+      .optional()
+      .openapi({
+        param: { name: "include_pending", in: "query" },
+        description:
+          "Also return pending transactions (default false). A pending row that has since booked is never returned; its booked transaction is.",
+      }),
+    limit: limitParam,
+    cursor: cursorParam,
+  })
+  .strict();
+
+function describeFailure(target: string, error: ZodError): string {
+  const where = target === "param" ? "path parameter" : `${target} parameter`;
+  const issue = error.issues[0];
+  if (issue?.code === "unrecognized_keys") {
+    const names = issue.keys.map((key) => `"${key}"`).join(", ");
+    return `Unknown ${where}${issue.keys.length > 1 ? "s" : ""} ${names}.`;
+  }
+  const name = String(issue?.path[0] ?? "request");
+  return `Invalid ${where} "${name}": ${issue?.message ?? "is invalid"}.`;
+}
+
+/** The OpenAPIHono defaultHook: a failed validation becomes 400 invalid_request. */
+export function validationHook(
+  result: { target: string; success: boolean; error?: unknown },
+  _c: Context,
+): void {
+  if (!result.success) {
+    throw new ApiError("invalid_request", describeFailure(result.target, result.error as ZodError));
+  }
+}

@@ -1,0 +1,54 @@
+// Read-API rate limit per key (config apiRateLimitPerMinute; 0 = off). Fixed one-minute windows
+// kept in memory: the read API is served by one process, so a per-process count is exact there;
+// a restart forgets the current minute, which is harmless for throttling (unlike the portal's
+// send and registration limits, which are counted in the database).
+import type { Clock } from "../clock.ts";
+
+export const rateLimitWindowMs = 60_000;
+
+export interface RateLimitDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Seconds until the window resets (at least 1). */
+  resetSeconds: number;
+}
+
+export interface KeyRateLimiter {
+  consume(keyId: string): RateLimitDecision;
+}
+
+export function createKeyRateLimiter(clock: Clock, limitPerMinute: number): KeyRateLimiter {
+  let windowStart = 0;
+  // Only the current window's counts are kept: memory is bounded by the keys active in one minute.
+  let counts = new Map<string, number>();
+  return {
+    consume(keyId) {
+      const now = clock.now().getTime();
+      const start = now - (now % rateLimitWindowMs);
+      if (start !== windowStart) {
+        windowStart = start;
+        counts = new Map();
+      }
+      const used = counts.get(keyId) ?? 0;
+      const allowed = used < limitPerMinute;
+      if (allowed) counts.set(keyId, used + 1);
+      return {
+        allowed,
+        limit: limitPerMinute,
+        remaining: Math.max(0, limitPerMinute - used - (allowed ? 1 : 0)),
+        resetSeconds: Math.max(1, Math.ceil((start + rateLimitWindowMs - now) / 1000)),
+      };
+    },
+  };
+}
+
+/** IETF RateLimit header fields (draft-ietf-httpapi-ratelimit-headers), on every limited response. */
+export function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
+  return {
+    "RateLimit-Limit": String(decision.limit),
+    "RateLimit-Remaining": String(decision.remaining),
+    "RateLimit-Reset": String(decision.resetSeconds),
+    "RateLimit-Policy": `${decision.limit};w=${rateLimitWindowMs / 1000}`,
+  };
+}

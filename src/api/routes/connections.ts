@@ -1,0 +1,45 @@
+// GET /v1/connections and /v1/connections/{connection_id}.
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import type { ApiEnv } from "../auth.ts";
+import { idPageBody, idPageRequest } from "../pagination.ts";
+import { connectionPathParams, pageQuery } from "../params.ts";
+import type { BankReads } from "../reads/bank-reads.ts";
+import { itemResponses, listResponses } from "../responses.ts";
+import { connectionListSchema, connectionSchema } from "../schemas.ts";
+
+const listRoute = createRoute({
+  method: "get",
+  path: "/connections",
+  operationId: "listConnections",
+  tags: ["Connections"],
+  summary: "List connections",
+  description:
+    "Every connection of the key's service account with its status (linked, awaiting_auth, rejected, suspended, expired, error, initiated) and the accounts it carries.",
+  request: { query: pageQuery },
+  responses: listResponses(connectionListSchema, "A page of connections, in id order."),
+});
+
+const getRoute = createRoute({
+  method: "get",
+  path: "/connections/{connection_id}",
+  operationId: "getConnection",
+  tags: ["Connections"],
+  summary: "Get a connection",
+  request: { params: connectionPathParams },
+  responses: itemResponses(connectionSchema, "The connection."),
+});
+
+export function registerConnectionRoutes(app: OpenAPIHono<ApiEnv>, reads: BankReads): void {
+  app.openapi(listRoute, (c) => {
+    const owner = c.get("principal").serviceAccountId;
+    const page = reads.listConnections(owner, idPageRequest("connections", c.req.valid("query")));
+    return c.json(
+      idPageBody("connections", page, (row) => row.connection_id),
+      200,
+    );
+  });
+  app.openapi(getRoute, (c) => {
+    const owner = c.get("principal").serviceAccountId;
+    return c.json(reads.getConnection(owner, c.req.valid("param").connection_id), 200);
+  });
+}

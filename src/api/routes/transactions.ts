@@ -1,0 +1,38 @@
+// GET /v1/accounts/{account_id}/transactions: a booking-date window, newest first, keyset pages.
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import type { Clock } from "../../clock.ts";
+import type { ApiEnv } from "../auth.ts";
+import { defaultWindowDays, maxWindowDays } from "../date-window.ts";
+import { accountPathParams, transactionsQuery } from "../params.ts";
+import type { BankReads } from "../reads/bank-reads.ts";
+import { itemResponses } from "../responses.ts";
+import { transactionListSchema } from "../schemas.ts";
+import { nextTransactionCursor, resolveTransactionQuery } from "../transaction-query.ts";
+
+const listRoute = createRoute({
+  method: "get",
+  path: "/accounts/{account_id}/transactions",
+  operationId: "listTransactions",
+  tags: ["Transactions"],
+  summary: "List an account's transactions",
+  description: `Transactions whose booking date lies in [from, to] (both inclusive; default the last ${defaultWindowDays} days; at most ${maxWindowDays} days), newest booking date first, then by id. Pages are keyset-based: rows that arrive while you page never shift or repeat the rows already served. The next page needs only \`cursor\` (it carries the window); if you pass \`from\`, \`to\` or \`include_pending\` with a cursor they must match it. De-duplicate on \`transaction_id\`. After an account.transactions.available event, read a small window overlapping your last read.`,
+  request: { params: accountPathParams, query: transactionsQuery },
+  responses: itemResponses(transactionListSchema, "A page of transactions."),
+});
+
+export function registerTransactionRoutes(
+  app: OpenAPIHono<ApiEnv>,
+  reads: BankReads,
+  clock: Clock,
+): void {
+  app.openapi(listRoute, (c) => {
+    const owner = c.get("principal").serviceAccountId;
+    const accountId = c.req.valid("param").account_id;
+    const query = resolveTransactionQuery(c.req.valid("query"), accountId, clock.now());
+    const page = reads.listTransactions(owner, accountId, query);
+    return c.json(
+      { data: page.data, next_cursor: nextTransactionCursor(accountId, query, page) },
+      200,
+    );
+  });
+}

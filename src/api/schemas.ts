@@ -1,0 +1,121 @@
+// The /v1 resource shapes (spec 2; issue 3 "Resources"), defined once in zod: the OpenAPI document
+// is generated from them and the tests validate real responses against that document.
+import { z } from "@hono/zod-openapi";
+import { connectionStatuses, transactionStatuses } from "../db/schema.ts";
+
+export const idSchema = z.guid().openapi({
+  description: "A UUID.",
+  example: "3f1c2a4e-8d9b-4c7e-9a51-0b6d2e7f4a10",
+});
+
+export const moneySchema = z
+  .string()
+  .regex(/^-?\d+(\.\d+)?$/)
+  .openapi({
+    description: "A signed decimal string (never a float); positive = money in.",
+    example: "-42.50",
+  });
+
+export const currencySchema = z
+  .string()
+  .regex(/^[A-Z]{3}$/)
+  .openapi({ description: "ISO 4217 currency code.", example: "EUR" });
+
+export const timestampSchema = z.iso.datetime().openapi({
+  description: "RFC 3339 timestamp in UTC with milliseconds.",
+  example: "2026-01-15T09:00:00.000Z",
+});
+
+export const dateSchema = z.iso.date().openapi({
+  description: "A calendar date, YYYY-MM-DD.",
+  example: "2026-01-15",
+});
+
+export const nextCursorSchema = z.string().nullable().openapi({
+  description:
+    "Pass as `cursor` to get the next page; null on the last page. Opaque: do not build or edit it.",
+  example: null,
+});
+
+export const accountSchema = z
+  .strictObject({
+    account_id: idSchema,
+    connection_id: idSchema.openapi({ description: "The connection that carries the account." }),
+    name: z.string().openapi({ example: "Everyday current account" }),
+    type: z.string().openapi({
+      description: "Kind of account as the bank reports it, e.g. current, savings, credit_card.",
+      example: "current",
+    }),
+    currency: currencySchema,
+    iban: z.string().nullable().openapi({ example: "DE89370400440532013000" }),
+    mask: z
+      .string()
+      .nullable()
+      .openapi({ description: "Last digits of the account number.", example: "3000" }),
+    institution: z.string().openapi({ example: "Sandbox Bank" }),
+  })
+  .openapi("Account");
+
+export const accountListSchema = z
+  .strictObject({ data: z.array(accountSchema), next_cursor: nextCursorSchema })
+  .openapi("AccountList");
+
+export const balanceSchema = z
+  .strictObject({
+    account_id: idSchema,
+    current: moneySchema.openapi({ description: "Booked balance.", example: "1520.75" }),
+    available: moneySchema
+      .nullable()
+      .openapi({ description: "Available funds, when the bank reports them.", example: "1400.00" }),
+    currency: currencySchema,
+    as_of: timestampSchema.openapi({ description: "When the bank says the balance was valid." }),
+    fetched_at: timestampSchema.openapi({
+      description:
+        "When the service fetched this balance; the same string as `fetched_at` in the account.balance.updated event.",
+    }),
+  })
+  .openapi("Balance");
+
+export const transactionSchema = z
+  .strictObject({
+    transaction_id: idSchema.openapi({
+      description: "Stable id of this transaction: de-duplicate on it.",
+    }),
+    account_id: idSchema,
+    status: z.enum(transactionStatuses).openapi({ example: "booked" }),
+    amount: moneySchema,
+    currency: currencySchema,
+    booking_date: dateSchema,
+    value_date: dateSchema.nullable(),
+    description: z.string().openapi({ example: "CARD PAYMENT CORNER SHOP" }),
+    counterparty_name: z.string().nullable().openapi({ example: null }),
+    merchant_name: z.string().nullable().openapi({ example: "Corner Shop" }),
+  })
+  .openapi("Transaction");
+
+export const transactionListSchema = z
+  .strictObject({ data: z.array(transactionSchema), next_cursor: nextCursorSchema })
+  .openapi("TransactionList");
+
+export const connectionSchema = z
+  .strictObject({
+    connection_id: idSchema,
+    status: z.enum(connectionStatuses).openapi({ example: "linked" }),
+    account_ids: z
+      .array(idSchema)
+      .openapi({ description: "Every account the connection carries." }),
+    institution: z.string().openapi({ example: "Sandbox Bank" }),
+    created_at: timestampSchema,
+    last_synced_at: timestampSchema
+      .nullable()
+      .openapi({ description: "When the last successful sync finished." }),
+    error: z
+      .string()
+      .nullable()
+      .openapi({ description: "Why the connection is in `error`, when it is.", example: null }),
+  })
+  .openapi("Connection");
+
+export const connectionListSchema = z
+  .strictObject({ data: z.array(connectionSchema), next_cursor: nextCursorSchema })
+  .openapi("ConnectionList");

@@ -1,0 +1,93 @@
+// Resolving a presented API key to its account (spec 5). Runs on every /v1 request, so it is one
+// prepared, indexed read; it deliberately keeps no cache, so a revocation or an account change made
+// by any process (portal, CLI) applies to the very next request (spec 3).
+import type { AccessFacts } from "../accounts/entitlement.ts";
+import type { Clock } from "../clock.ts";
+import { constantTimeEqual } from "../crypto/tokens.ts";
+import type { Database } from "../db/open.ts";
+import type { AccountStatus, SubscriptionStatus } from "../db/schema.ts";
+import { hashApiKey, isWellFormedApiKey } from "./format.ts";
+
+/** last_used_at is refreshed at most this often per key, so reads do not each cost a write. */
+export const lastUsedResolutionMs = 60_000;
+
+export type KeyCheck =
+  | { ok: true; keyId: string; serviceAccountId: string; access: AccessFacts }
+  | { ok: false; reason: "malformed" | "unknown" }
+  | { ok: false; reason: "revoked"; revokedAt: Date };
+
+export interface KeyAuthenticator {
+  check(presentedKey: string): KeyCheck;
+}
+
+interface KeyRow {
+  id: string;
+  service_account_id: string;
+  key_hash: string;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+interface AccountRow {
+  status: AccountStatus;
+  subscription_status: SubscriptionStatus;
+  payment_failed: number;
+  disabled: number;
+  demo: number;
+  connect_enabled: number;
+}
+
+export function createKeyAuthenticator(database: Database, clock: Clock): KeyAuthenticator {
+  // Two indexed reads in one read transaction: one snapshot, and measured ~2.5x faster than the
+  // same JOIN (SQLite builds a Bloom filter per join run) or two autocommit reads (BENCHMARKS.md).
+  const lookup = database.sqlite.prepare<KeyRow, [string]>(
+    "SELECT id, service_account_id, key_hash, last_used_at, revoked_at FROM api_keys WHERE key_hash = ?",
+  );
+  const accountFacts = database.sqlite.prepare<AccountRow, [string]>(
+    `SELECT status, subscription_status, payment_failed, disabled, demo, connect_enabled
+       FROM service_accounts WHERE id = ?`,
+  );
+  const read = database.sqlite.transaction((hash: string) => {
+    const key = lookup.get(hash);
+    return key ? { key, account: accountFacts.get(key.service_account_id) } : undefined;
+  });
+  // Guarded so concurrent processes do not move the time backwards.
+  const touch = database.sqlite.prepare<never, [number, string, number]>(
+    `UPDATE api_keys SET last_used_at = ?1
+      WHERE id = ?2 AND (last_used_at IS NULL OR last_used_at < ?3)`,
+  );
+  return {
+    check(presentedKey) {
+      if (!isWellFormedApiKey(presentedKey)) return { ok: false, reason: "malformed" };
+      const hash = hashApiKey(presentedKey);
+      const found = read(hash);
+      // The index finds the row; the constant-time compare keeps the final check timing-flat.
+      if (!found || !constantTimeEqual(found.key.key_hash, hash))
+        return { ok: false, reason: "unknown" };
+      const row = found.key;
+      if (row.revoked_at !== null)
+        return { ok: false, reason: "revoked", revokedAt: new Date(row.revoked_at) };
+      // The key references its account (foreign key, cascade delete), so the row exists.
+      const account = found.account as AccountRow;
+      // Written outside the read transaction: a read snapshot must not upgrade to a write.
+      const now = clock.now().getTime();
+      const staleBefore = now - lastUsedResolutionMs;
+      if (row.last_used_at === null || row.last_used_at < staleBefore) {
+        touch.run(now, row.id, staleBefore);
+      }
+      return {
+        ok: true,
+        keyId: row.id,
+        serviceAccountId: row.service_account_id,
+        access: {
+          status: account.status,
+          subscriptionStatus: account.subscription_status,
+          paymentFailed: account.payment_failed === 1,
+          disabled: account.disabled === 1,
+          demo: account.demo === 1,
+          connectEnabled: account.connect_enabled === 1,
+        },
+      };
+    },
+  };
+}

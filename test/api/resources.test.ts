@@ -1,0 +1,151 @@
+// Accounts, balance and connections as the issue describes them.
+import { afterAll, describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { balances, connections } from "../../src/db/schema.ts";
+import { errorOf, startApiHarness } from "../support/api.ts";
+import { insertBalance, insertBankAccount, insertConnection } from "../support/bank-fixtures.ts";
+
+const api = await startApiHarness();
+afterAll(() => api.stop());
+
+describe("GET /v1/accounts", () => {
+  test("lists the account's bank accounts with the documented fields, paged by limit and cursor", async () => {
+    const tenant = await api.addTenant("lister@example.com");
+    const extra = insertBankAccount(api.services.db, api.clock, {
+      serviceAccountId: tenant.accountId,
+      connectionId: tenant.bank.connectionId,
+      name: "Card",
+      type: "credit_card",
+      currency: "GBP",
+      iban: null,
+      mask: "4242",
+    });
+    const all = [...tenant.bank.accountIds, extra].sort();
+    const first = (await (await api.get("/v1/accounts?limit=2", tenant.key)).json()) as {
+      data: { account_id: string }[];
+      next_cursor: string;
+    };
+    expect(first.data.map((a) => a.account_id)).toEqual(all.slice(0, 2));
+    const second = (await (
+      await api.get(`/v1/accounts?limit=2&cursor=${first.next_cursor}`, tenant.key)
+    ).json()) as { data: Record<string, unknown>[]; next_cursor: string | null };
+    expect(second.next_cursor).toBeNull();
+    expect(second.data.map((a) => a.account_id)).toEqual(all.slice(2));
+    expect(await (await api.get(`/v1/accounts/${extra}`, tenant.key)).json()).toEqual({
+      account_id: extra,
+      connection_id: tenant.bank.connectionId,
+      name: "Card",
+      type: "credit_card",
+      currency: "GBP",
+      iban: null,
+      mask: "4242",
+      institution: "Fixture Bank",
+    });
+  });
+
+  test("an account with no bank data lists nothing", async () => {
+    const tenant = await api.addTenant("empty@example.com");
+    const other = await api.addTenant("empty-other@example.com");
+    api.services.database.sqlite
+      .query("DELETE FROM connections WHERE service_account_id = ?")
+      .run(tenant.accountId);
+    expect(await (await api.get("/v1/accounts", tenant.key)).json()).toEqual({
+      data: [],
+      next_cursor: null,
+    });
+    expect(other.bank.accountIds).toHaveLength(2);
+  });
+
+  test("a malformed account id is 400 invalid_request naming account_id", async () => {
+    const tenant = await api.addTenant("malformed@example.com");
+    const response = await api.get("/v1/accounts/acc_123", tenant.key);
+    expect(response.status).toBe(400);
+    expect((await errorOf(response)).message).toContain('"account_id"');
+  });
+});
+
+describe("GET /v1/accounts/{account_id}/balance", () => {
+  test("fetched_at is the stored fetched_at rendered with toISOString(), as in account.balance.updated", async () => {
+    const tenant = await api.addTenant("balance@example.com");
+    const accountId = tenant.bank.accountIds[0] as string;
+    const fetchedAt = new Date("2026-01-15T08:59:58.123Z");
+    api.services.db
+      .update(balances)
+      .set({ fetchedAt, current: "-20.10", available: null })
+      .where(eq(balances.accountId, accountId))
+      .run();
+    const body = await (await api.get(`/v1/accounts/${accountId}/balance`, tenant.key)).json();
+    expect(body).toEqual({
+      account_id: accountId,
+      current: "-20.10",
+      available: null,
+      currency: "EUR",
+      as_of: api.clock.now().toISOString(),
+      fetched_at: fetchedAt.toISOString(),
+    });
+  });
+
+  test("an account whose balance was never fetched is 404 not_found saying so", async () => {
+    const tenant = await api.addTenant("nobalance@example.com");
+    const accountId = insertBankAccount(api.services.db, api.clock, {
+      serviceAccountId: tenant.accountId,
+      connectionId: tenant.bank.connectionId,
+    });
+    const response = await api.get(`/v1/accounts/${accountId}/balance`, tenant.key);
+    expect(response.status).toBe(404);
+    expect((await errorOf(response)).message).toContain("No balance has been fetched");
+    insertBalance(api.services.db, {
+      accountId,
+      current: "1.00",
+      asOf: api.clock.now(),
+      fetchedAt: api.clock.now(),
+    });
+    expect((await api.get(`/v1/accounts/${accountId}/balance`, tenant.key)).status).toBe(200);
+  });
+});
+
+describe("GET /v1/connections", () => {
+  test("each connection has its status in the spec's vocabulary, every account it carries, and its times", async () => {
+    const tenant = await api.addTenant("connections@example.com");
+    const failing = insertConnection(api.services.db, api.clock, {
+      serviceAccountId: tenant.accountId,
+      status: "error",
+      error: "The bank refused the credentials.",
+      lastSyncedAt: null,
+    });
+    const list = (await (await api.get("/v1/connections", tenant.key)).json()) as {
+      data: Record<string, unknown>[];
+    };
+    expect(list.data).toHaveLength(2);
+    const linked = list.data.find((c) => c.connection_id === tenant.bank.connectionId);
+    expect(linked).toEqual({
+      connection_id: tenant.bank.connectionId,
+      status: "linked",
+      account_ids: [...tenant.bank.accountIds].sort(),
+      institution: "Fixture Bank",
+      created_at: "2026-01-15T09:00:00.000Z",
+      last_synced_at: "2026-01-15T09:00:00.000Z",
+      error: null,
+    });
+    const one = await (await api.get(`/v1/connections/${failing}`, tenant.key)).json();
+    expect(one).toMatchObject({
+      status: "error",
+      account_ids: [],
+      last_synced_at: null,
+      error: "The bank refused the credentials.",
+    });
+  });
+
+  test("a status change is visible on the next read", async () => {
+    const tenant = await api.addTenant("status@example.com");
+    api.services.db
+      .update(connections)
+      .set({ status: "expired" })
+      .where(eq(connections.id, tenant.bank.connectionId))
+      .run();
+    const one = (await (
+      await api.get(`/v1/connections/${tenant.bank.connectionId}`, tenant.key)
+    ).json()) as { status: string };
+    expect(one.status).toBe("expired");
+  });
+});
