@@ -12,6 +12,8 @@ import { type KeyRateLimiter, rateLimitHeaders } from "./rate-limit.ts";
 export interface Principal {
   keyId: string;
   serviceAccountId: string;
+  /** Database generation seen by the key check; a cache keyed on it is never stale. */
+  dataGeneration: string;
 }
 
 export interface ApiEnv {
@@ -66,7 +68,11 @@ export function apiAuthMiddleware(deps: {
       }
       for (const [name, value] of Object.entries(headers)) c.header(name, value);
     }
-    c.set("principal", { keyId: check.keyId, serviceAccountId: check.serviceAccountId });
+    c.set("principal", {
+      keyId: check.keyId,
+      serviceAccountId: check.serviceAccountId,
+      dataGeneration: check.dataGeneration,
+    });
     await next();
   };
 }

@@ -8,10 +8,17 @@ declare module "hono" {
   }
 }
 
-/** Gives every request an id (never taken from the client) on the response and in the logs. */
+/**
+ * Gives every request an id (never taken from the client) on the response and in the logs.
+ * Ids only need to be unique, not secret: a random per-process prefix and a counter, which
+ * keeps the CSPRNG off the hot path.
+ */
 export function requestIdMiddleware(): MiddlewareHandler {
+  const prefix = randomBase64Url(6);
+  let counter = 0;
   return async (c, next) => {
-    const requestId = `req_${randomBase64Url(12)}`;
+    counter += 1;
+    const requestId = `req_${prefix}${counter.toString(36).padStart(8, "0")}`;
     c.set("requestId", requestId);
     c.header(requestIdHeader, requestId);
     await next();

@@ -124,7 +124,7 @@ export interface RevokedApiKey {
 
 /**
  * Revokes a key. The next request with it gets 401 invalid_api_key: authentication reads the
- * key row on every request, so no cache in any process can keep a revoked key alive.
+ * key row whenever the database has changed, so no cache in any process can keep a revoked key alive.
  * `serviceAccountId` scopes the lookup (the portal passes the signed-in user's account, so a
  * key of another account is "not found"); the operator CLI omits it.
  */

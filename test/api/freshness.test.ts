@@ -1,0 +1,116 @@
+// The /v1 answers and key checks are remembered only while the database is unchanged: a write
+// by this server's own connection or by another process (the CLI) shows on the very next request.
+import { afterAll, describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { createDataGeneration, createGenerationCache } from "../../src/db/data-generation.ts";
+import { openDatabase } from "../../src/db/open.ts";
+import { apiKeys, serviceAccounts } from "../../src/db/schema.ts";
+import { startApiHarness } from "../support/api.ts";
+import { insertTransactions } from "../support/bank-fixtures.ts";
+
+const api = await startApiHarness();
+afterAll(() => api.stop());
+
+/** A second connection to the same file, as `svc` run from a shell would open. */
+function otherProcessConnection() {
+  return openDatabase(api.services.database.path);
+}
+
+async function transactionIds(accountId: string, key: string): Promise<string[]> {
+  const response = await api.get(
+    `/v1/accounts/${accountId}/transactions?include_pending=true`,
+    key,
+  );
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { data: { transaction_id: string }[] }).data.map(
+    (t) => t.transaction_id,
+  );
+}
+
+describe("data generation", () => {
+  test("changes after a commit on this connection and after a commit on another one", () => {
+    const generation = createDataGeneration(api.services.database);
+    const start = generation.current();
+    expect(generation.current()).toBe(start);
+    api.services.database.sqlite.exec(
+      "INSERT INTO instance_meta (key, value) VALUES ('probe-1', 'x')",
+    );
+    const afterOwn = generation.current();
+    expect(afterOwn).not.toBe(start);
+    const other = otherProcessConnection();
+    other.sqlite.exec("INSERT INTO instance_meta (key, value) VALUES ('probe-2', 'x')");
+    other.close();
+    expect(generation.current()).not.toBe(afterOwn);
+  });
+
+  test("a cache entry is served only at the generation it was stored at", () => {
+    const cache = createGenerationCache<string>(2);
+    cache.set("a", "1:1", "A");
+    expect(cache.get("a", "1:1")).toBe("A");
+    expect(cache.get("a", "1:2")).toBeUndefined();
+    cache.set("b", "1:1", "B");
+    cache.set("c", "1:1", "C");
+    expect(cache.get("a", "1:1")).toBeUndefined();
+    expect(cache.get("c", "1:1")).toBe("C");
+  });
+});
+
+describe("/v1 never serves a remembered answer after the data changed", () => {
+  test("transactions written by another process appear on the next request", async () => {
+    const tenant = await api.addTenant(`fresh-${crypto.randomUUID()}@example.com`);
+    const accountId = tenant.bank.accountIds[0] as string;
+    const before = await transactionIds(accountId, tenant.key);
+    expect(await transactionIds(accountId, tenant.key)).toEqual(before);
+    const other = otherProcessConnection();
+    const [added] = insertTransactions(other.db, api.clock, accountId, [
+      { bookingDate: "2026-01-15" },
+    ]);
+    other.close();
+    expect(await transactionIds(accountId, tenant.key)).toContain(added as string);
+  });
+
+  test("transactions written by this server's own connection appear on the next request", async () => {
+    const tenant = await api.addTenant(`fresh-own-${crypto.randomUUID()}@example.com`);
+    const accountId = tenant.bank.accountIds[0] as string;
+    await transactionIds(accountId, tenant.key);
+    const [added] = insertTransactions(api.services.db, api.clock, accountId, [
+      { bookingDate: "2026-01-15" },
+    ]);
+    expect(await transactionIds(accountId, tenant.key)).toContain(added as string);
+  });
+
+  test("a key revoked by another process is refused on the next request", async () => {
+    const tenant = await api.addTenant(`revoke-${crypto.randomUUID()}@example.com`);
+    expect((await api.get("/v1/accounts", tenant.key)).status).toBe(200);
+    expect((await api.get("/v1/accounts", tenant.key)).status).toBe(200);
+    const other = otherProcessConnection();
+    other.db
+      .update(apiKeys)
+      .set({ revokedAt: api.clock.now() })
+      .where(eq(apiKeys.id, tenant.keyId))
+      .run();
+    other.close();
+    const refused = await api.get("/v1/accounts", tenant.key);
+    expect(refused.status).toBe(401);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe(
+      "invalid_api_key",
+    );
+  });
+
+  test("an account lapsed by another process answers subscription_lapsed on the next request", async () => {
+    const tenant = await api.addTenant(`lapse-${crypto.randomUUID()}@example.com`);
+    expect((await api.get("/v1/accounts", tenant.key)).status).toBe(200);
+    const other = otherProcessConnection();
+    other.db
+      .update(serviceAccounts)
+      .set({ status: "lapsed", subscriptionStatus: "canceled" })
+      .where(eq(serviceAccounts.id, tenant.accountId))
+      .run();
+    other.close();
+    const refused = await api.get("/v1/accounts", tenant.key);
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe(
+      "subscription_lapsed",
+    );
+  });
+});
