@@ -3,6 +3,7 @@ import { ensureFirstOperator } from "./accounts/bootstrap.ts";
 import type { CreatedAccount } from "./accounts/service-accounts.ts";
 import { startHttpServer } from "./http/server.ts";
 import type { Services } from "./services.ts";
+import { startWebhookWorkers } from "./webhooks/workers.ts";
 
 export interface RunningService {
   url: URL;
@@ -42,6 +43,8 @@ export async function startService(services: Services): Promise<RunningService> 
   }
   const workers: Worker[] = [];
   const server = startHttpServer(services);
+  // Stopped in reverse: the dispatcher first (it may queue mail), then the mail sender.
+  workers.push(...startWebhookWorkers(services));
   log.info("listening", {
     listen: server.url.toString(),
     baseUrl: config.baseUrl,

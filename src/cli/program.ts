@@ -8,7 +8,10 @@ import { ApiError } from "../http/errors.ts";
 import { SetupCancelled } from "../setup/wizard.ts";
 import { registerAccounts } from "./accounts.ts";
 import { CliUsageError } from "./context.ts";
+import { registerDeliveries } from "./deliveries.ts";
+import { registerEndpoints } from "./endpoints.ts";
 import type { CliIo } from "./io.ts";
+import { registerMail } from "./mail.ts";
 import { registerMaintenance } from "./maintenance.ts";
 import { registerServe } from "./serve.ts";
 import { registerSetup } from "./setup.ts";
@@ -21,8 +24,6 @@ const laterGroups = [
   ["sandbox", "The built-in sandbox bank: connect it, drive a connection through every status."],
   ["sync", "Sync bank connections now (the server also syncs on its schedule)."],
   ["import", "Import connections, accounts, balances and transactions from a JSON file."],
-  ["endpoints", "Webhook endpoints: add, verify, test, rotate the secret, enable, pause, remove."],
-  ["deliveries", "The webhook delivery log: attempts, outcomes, next retry."],
   ["events", "Events raised for an account."],
 ] as const;
 
@@ -46,6 +47,9 @@ export function buildProgram(io: CliIo): Command {
   registerSetup(program, io);
   registerMaintenance(program, io);
   registerAccounts(program, io);
+  registerEndpoints(program, io);
+  registerDeliveries(program, io);
+  registerMail(program, io);
   for (const [name, description] of laterGroups) {
     if (!program.commands.some((command) => command.name() === name))
       program.command(name).description(description);

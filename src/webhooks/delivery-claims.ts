@@ -1,0 +1,105 @@
+// Claiming due deliveries with a lease (DESIGN.md "Delivery is at-least-once and durable").
+// A claim moves next_attempt_at (and lease_expires_at) to the lease's end in one conditional
+// UPDATE, so two dispatchers never claim the same row, and a dispatcher that dies mid-send
+// leaves the row pending: it is due again, and re-sent, once the lease has run out.
+import { and, asc, eq, inArray, lte, notInArray } from "drizzle-orm";
+import type { Db } from "../db/open.ts";
+import { deliveries, events, webhookEndpoints } from "../db/schema.ts";
+import { cancelPendingDeliveries } from "./endpoint-state.ts";
+
+export interface ClaimedDelivery {
+  id: string;
+  eventId: string;
+  endpointId: string;
+  serviceAccountId: string;
+  /** Attempts made before this one. */
+  attemptCount: number;
+  body: string;
+  url: string;
+  secretSalt: string;
+}
+
+export interface ClaimRequest {
+  now: Date;
+  leaseUntil: Date;
+  /** At most this many rows. */
+  limit: number;
+  /** How many more rows each endpoint may take now (its concurrency cap minus in-flight). */
+  endpointRoom(endpointId: string): number;
+  /** Endpoints with no room, skipped by the query so they cannot crowd out the others. */
+  fullEndpoints: string[];
+}
+
+/** Claims up to `limit` due deliveries, honouring each endpoint's room. */
+export function claimDueDeliveries(db: Db, request: ClaimRequest): ClaimedDelivery[] {
+  const { now } = request;
+  const due = and(eq(deliveries.status, "pending"), lte(deliveries.nextAttemptAt, now));
+  const candidates = db
+    .select({ id: deliveries.id, endpointId: deliveries.endpointId })
+    .from(deliveries)
+    .where(
+      request.fullEndpoints.length > 0
+        ? and(due, notInArray(deliveries.endpointId, request.fullEndpoints))
+        : due,
+    )
+    .orderBy(asc(deliveries.nextAttemptAt))
+    .limit(Math.max(request.limit * 4, 64))
+    .all();
+  if (candidates.length === 0) return [];
+  const taken = new Map<string, number>();
+  const picked: string[] = [];
+  for (const candidate of candidates) {
+    if (picked.length >= request.limit) break;
+    const already = taken.get(candidate.endpointId) ?? 0;
+    if (already >= request.endpointRoom(candidate.endpointId)) continue;
+    taken.set(candidate.endpointId, already + 1);
+    picked.push(candidate.id);
+  }
+  if (picked.length === 0) return [];
+  const claimed = db
+    .update(deliveries)
+    .set({ nextAttemptAt: request.leaseUntil, leaseExpiresAt: request.leaseUntil })
+    .where(and(inArray(deliveries.id, picked), due))
+    .returning({ id: deliveries.id })
+    .all();
+  if (claimed.length === 0) return [];
+  const rows = db
+    .select({
+      id: deliveries.id,
+      eventId: deliveries.eventId,
+      endpointId: deliveries.endpointId,
+      attemptCount: deliveries.attemptCount,
+      body: events.body,
+      url: webhookEndpoints.url,
+      secretSalt: webhookEndpoints.secretSalt,
+      serviceAccountId: webhookEndpoints.serviceAccountId,
+      endpointStatus: webhookEndpoints.status,
+      verifiedAt: webhookEndpoints.verifiedAt,
+    })
+    .from(deliveries)
+    .innerJoin(events, eq(events.id, deliveries.eventId))
+    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, deliveries.endpointId))
+    .where(
+      inArray(
+        deliveries.id,
+        claimed.map((row) => row.id),
+      ),
+    )
+    .all();
+  // Only active and verified endpoints receive account events (spec 3). A row for any other
+  // endpoint (paused or disabled a moment ago) is cancelled, never sent later.
+  const ineligible = new Set<string>();
+  const sendable: ClaimedDelivery[] = [];
+  for (const row of rows) {
+    if (row.endpointStatus !== "active" || row.verifiedAt === null) {
+      ineligible.add(row.endpointId);
+      continue;
+    }
+    const { endpointStatus: _status, verifiedAt: _verified, ...delivery } = row;
+    sendable.push(delivery);
+  }
+  for (const endpointId of ineligible) {
+    cancelPendingDeliveries(db, endpointId, now, "endpoint is not active and verified");
+  }
+  return sendable;
+}
