@@ -2,9 +2,11 @@
 // A claim moves next_attempt_at (and lease_expires_at) to the lease's end in one conditional
 // UPDATE, so two dispatchers never claim the same row, and a dispatcher that dies mid-send
 // leaves the row pending: it is due again, and re-sent, once the lease has run out.
-import { and, asc, eq, inArray, lte, notInArray } from "drizzle-orm";
-import type { Db } from "../db/open.ts";
-import { deliveries, events, webhookEndpoints } from "../db/schema.ts";
+//
+// Hot path: these statements run hundreds of times a second, so they are plain SQL compiled
+// once per connection (bun:sqlite caches `query()` statements) instead of being rebuilt by
+// the query builder each time; id lists travel as one JSON parameter (json_each).
+import type { Database } from "../db/open.ts";
 import { cancelPendingDeliveries } from "./endpoint-state.ts";
 
 export interface ClaimedDelivery {
@@ -30,21 +32,39 @@ export interface ClaimRequest {
   fullEndpoints: string[];
 }
 
+const candidatesSql = `
+  SELECT id, endpoint_id AS endpointId FROM deliveries
+  WHERE status = 'pending' AND next_attempt_at <= ?1
+    AND endpoint_id NOT IN (SELECT value FROM json_each(?2))
+  ORDER BY next_attempt_at
+  LIMIT ?3`;
+
+const claimSql = `
+  UPDATE deliveries SET next_attempt_at = ?1, lease_expires_at = ?1
+  WHERE id IN (SELECT value FROM json_each(?2)) AND status = 'pending' AND next_attempt_at <= ?3
+  RETURNING id`;
+
+const detailsSql = `
+  SELECT d.id, d.event_id AS eventId, d.endpoint_id AS endpointId,
+         d.attempt_count AS attemptCount, e.body, w.url, w.secret_salt AS secretSalt,
+         w.service_account_id AS serviceAccountId, w.status AS endpointStatus,
+         w.verified_at AS verifiedAt
+  FROM deliveries d
+  JOIN events e ON e.id = d.event_id
+  JOIN webhook_endpoints w ON w.id = d.endpoint_id
+  WHERE d.id IN (SELECT value FROM json_each(?1))`;
+
+type DetailRow = ClaimedDelivery & { endpointStatus: string; verifiedAt: number | null };
+
 /** Claims up to `limit` due deliveries, honouring each endpoint's room. */
-export function claimDueDeliveries(db: Db, request: ClaimRequest): ClaimedDelivery[] {
-  const { now } = request;
-  const due = and(eq(deliveries.status, "pending"), lte(deliveries.nextAttemptAt, now));
-  const candidates = db
-    .select({ id: deliveries.id, endpointId: deliveries.endpointId })
-    .from(deliveries)
-    .where(
-      request.fullEndpoints.length > 0
-        ? and(due, notInArray(deliveries.endpointId, request.fullEndpoints))
-        : due,
-    )
-    .orderBy(asc(deliveries.nextAttemptAt))
-    .limit(Math.max(request.limit * 4, 64))
-    .all();
+export function claimDueDeliveries(
+  { db, sqlite }: Pick<Database, "db" | "sqlite">,
+  request: ClaimRequest,
+): ClaimedDelivery[] {
+  const now = request.now.getTime();
+  const candidates = sqlite
+    .query<{ id: string; endpointId: string }, [number, string, number]>(candidatesSql)
+    .all(now, JSON.stringify(request.fullEndpoints), Math.max(request.limit * 4, 64));
   if (candidates.length === 0) return [];
   const taken = new Map<string, number>();
   const picked: string[] = [];
@@ -56,50 +76,23 @@ export function claimDueDeliveries(db: Db, request: ClaimRequest): ClaimedDelive
     picked.push(candidate.id);
   }
   if (picked.length === 0) return [];
-  const claimed = db
-    .update(deliveries)
-    .set({ nextAttemptAt: request.leaseUntil, leaseExpiresAt: request.leaseUntil })
-    .where(and(inArray(deliveries.id, picked), due))
-    .returning({ id: deliveries.id })
-    .all();
+  const claimed = sqlite
+    .query<{ id: string }, [number, string, number]>(claimSql)
+    .all(request.leaseUntil.getTime(), JSON.stringify(picked), now);
   if (claimed.length === 0) return [];
-  const rows = db
-    .select({
-      id: deliveries.id,
-      eventId: deliveries.eventId,
-      endpointId: deliveries.endpointId,
-      attemptCount: deliveries.attemptCount,
-      body: events.body,
-      url: webhookEndpoints.url,
-      secretSalt: webhookEndpoints.secretSalt,
-      serviceAccountId: webhookEndpoints.serviceAccountId,
-      endpointStatus: webhookEndpoints.status,
-      verifiedAt: webhookEndpoints.verifiedAt,
-    })
-    .from(deliveries)
-    .innerJoin(events, eq(events.id, deliveries.eventId))
-    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, deliveries.endpointId))
-    .where(
-      inArray(
-        deliveries.id,
-        claimed.map((row) => row.id),
-      ),
-    )
-    .all();
+  const rows = sqlite
+    .query<DetailRow, [string]>(detailsSql)
+    .all(JSON.stringify(claimed.map((row) => row.id)));
   // Only active and verified endpoints receive account events (spec 3). A row for any other
   // endpoint (paused or disabled a moment ago) is cancelled, never sent later.
   const ineligible = new Set<string>();
   const sendable: ClaimedDelivery[] = [];
-  for (const row of rows) {
-    if (row.endpointStatus !== "active" || row.verifiedAt === null) {
-      ineligible.add(row.endpointId);
-      continue;
-    }
-    const { endpointStatus: _status, verifiedAt: _verified, ...delivery } = row;
-    sendable.push(delivery);
+  for (const { endpointStatus, verifiedAt, ...delivery } of rows) {
+    if (endpointStatus !== "active" || verifiedAt === null) ineligible.add(delivery.endpointId);
+    else sendable.push(delivery);
   }
   for (const endpointId of ineligible) {
-    cancelPendingDeliveries(db, endpointId, now, "endpoint is not active and verified");
+    cancelPendingDeliveries(db, endpointId, request.now, "endpoint is not active and verified");
   }
   return sendable;
 }

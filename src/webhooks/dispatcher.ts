@@ -12,7 +12,7 @@ import { Cron } from "croner";
 import { and, eq, inArray } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
 import type { MasterKey } from "../crypto/master-key.ts";
-import type { Db } from "../db/open.ts";
+import type { Database } from "../db/open.ts";
 import { deliveries } from "../db/schema.ts";
 import type { Logger } from "../log.ts";
 import type { Worker } from "../runtime.ts";
@@ -25,9 +25,11 @@ import { deliveryTimeoutMs, type Sender, type SendResult } from "./sender.ts";
 /** Longer than the 10 s exchange plus recording, so a live send is never re-claimed. */
 export const deliveryLeaseMs = 20_000;
 const stopGraceMs = 5_000;
+/** How long a turn of work waits to gather completions and new events (bounded added latency). */
+const defaultBatchDelayMs = 2;
 
 export interface DispatcherOptions {
-  db: Db;
+  database: Pick<Database, "db" | "sqlite">;
   clock: Clock;
   log: Logger;
   masterKey: MasterKey;
@@ -40,6 +42,8 @@ export interface DispatcherOptions {
   leaseMs?: number;
   /** How long stop() lets sends under way finish before releasing them (default 5 s). */
   stopGraceMs?: number;
+  /** See `work()`; default 2 ms. */
+  batchDelayMs?: number;
   /** Tick every second (default true; tests drive `runDue` by hand under a fake clock). */
   schedule?: boolean;
   /** Called when an endpoint was disabled and its owner's e-mail queued. */
@@ -61,14 +65,15 @@ export interface Dispatcher extends Worker {
 }
 
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
-  const { db, clock, log, sender } = options;
+  const { database, clock, log, sender } = options;
+  const { db } = database;
   const leaseMs = options.leaseMs ?? deliveryLeaseMs;
+  const batchDelayMs = options.batchDelayMs ?? defaultBatchDelayMs;
   const perEndpoint = new Map<string, number>();
   const running = new Map<string, ClaimedDelivery>();
   let inFlight = 0;
   let finished: AttemptOutcome[] = [];
-  let flushScheduled = false;
-  let pumpScheduled = false;
+  let workScheduled = false;
   let stopping = false;
   let attempts = 0;
   let idleWaiters: (() => void)[] = [];
@@ -102,7 +107,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const now = clock.now();
     let claimed: ClaimedDelivery[];
     try {
-      claimed = claimDueDeliveries(db, {
+      claimed = claimDueDeliveries(database, {
         now,
         leaseUntil: new Date(now.getTime() + leaseMs),
         limit: room,
@@ -142,7 +147,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         // Abandoned at stop: its lease was released; nothing is recorded for it.
         if (!running.has(delivery.id)) return;
         finished.push({ delivery, result });
-        scheduleFlush();
+        schedule();
       });
   }
 
@@ -155,12 +160,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   }
 
   function flush(): void {
-    flushScheduled = false;
     const batch = finished;
     finished = [];
     if (batch.length === 0) return;
     try {
-      const disabled = recordOutcomes(db, clock, batch);
+      const disabled = recordOutcomes(database, clock, batch);
       for (const endpoint of disabled) {
         log.warn("webhook endpoint disabled", {
           endpointId: endpoint.endpointId,
@@ -174,24 +178,24 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       log.error("recording delivery attempts failed", { error, attempts: batch.length });
     }
     for (const { delivery } of batch) release(delivery);
-    schedulePump();
+  }
+
+  /**
+   * One turn of work: record what finished, then claim into the freed slots. Turns are
+   * coalesced over `batchDelayMs`, so a burst of completions or of new events costs one
+   * transaction each way instead of one per delivery (DESIGN.md: batch hot-path writes).
+   */
+  function work(): void {
+    workScheduled = false;
+    flush();
+    pump();
     notifyIdle();
   }
 
-  function scheduleFlush(): void {
-    if (flushScheduled) return;
-    flushScheduled = true;
-    // setImmediate gathers every attempt that finished in this turn into one transaction.
-    setImmediate(flush);
-  }
-
-  function schedulePump(): void {
-    if (pumpScheduled || stopping) return;
-    pumpScheduled = true;
-    setImmediate(() => {
-      pumpScheduled = false;
-      pump();
-    });
+  function schedule(): void {
+    if (workScheduled) return;
+    workScheduled = true;
+    setTimeout(work, batchDelayMs);
   }
 
   function releaseLeases(abandoned: ClaimedDelivery[]): void {
@@ -217,13 +221,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   return {
     name: "webhook-dispatcher",
     start() {
-      unsubscribe = options.outbox?.subscribe(schedulePump);
+      unsubscribe = options.outbox?.subscribe(schedule);
       if (options.schedule !== false) {
-        cron = new Cron("* * * * * *", { protect: true }, () => schedulePump());
+        cron = new Cron("* * * * * *", { protect: true }, schedule);
       }
-      schedulePump();
+      schedule();
     },
-    wake: schedulePump,
+    wake: schedule,
     async runDue() {
       const before = attempts;
       for (;;) {

@@ -1,54 +1,25 @@
 // The mail outbox and its SMTP sender (nodemailer) against a real SMTP server on loopback.
-import { afterEach, describe, expect, test } from "bun:test";
-import { SMTPServer } from "smtp-server";
+import { describe, expect, test } from "bun:test";
 import { silentLogger } from "../../src/log.ts";
 import { listMail, queueMail } from "../../src/mail/outbox.ts";
 import { createMailWorker, mailRetryDelaysMs, smtpTransport } from "../../src/mail/smtp-worker.ts";
 import { freePort } from "../support/binary.ts";
 import { createFakeClock } from "../support/fake-clock.ts";
 import { createTestServices } from "../support/services.ts";
+import { cleanupAfterEach, startSmtp } from "../support/smtp.ts";
 
-interface Received {
-  from: string | undefined;
-  to: string[];
-  data: string;
-}
+const cleanup = cleanupAfterEach();
 
-const cleanups: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const fn of cleanups.splice(0).reverse()) await fn();
-});
-
-async function startSmtp(port = 0): Promise<{ port: number; received: Received[] }> {
-  const received: Received[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS"],
-    logger: false,
-    onData(stream, session, callback) {
-      let data = "";
-      stream.on("data", (chunk: Buffer) => {
-        data += chunk.toString();
-      });
-      stream.on("end", () => {
-        received.push({
-          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : undefined,
-          to: session.envelope.rcptTo.map((r) => r.address),
-          data,
-        });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
-  cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  return { port: (server.server.address() as { port: number }).port, received };
+async function smtpServer(port = 0) {
+  const smtp = await startSmtp(port);
+  cleanup(() => smtp.close());
+  return smtp;
 }
 
 function setup(smtpPort: number) {
   const clock = createFakeClock();
   const services = createTestServices({ clock });
-  cleanups.push(() => services.database.close());
+  cleanup(() => services.database.close());
   const worker = createMailWorker({
     db: services.db,
     clock,
@@ -57,7 +28,7 @@ function setup(smtpPort: number) {
     transport: smtpTransport(`smtp://127.0.0.1:${smtpPort}`),
     schedule: false,
   });
-  cleanups.push(() => worker.stop());
+  cleanup(() => worker.stop());
   const queue = () =>
     queueMail(services.db, clock, {
       serviceAccountId: null,
@@ -70,7 +41,7 @@ function setup(smtpPort: number) {
 
 describe("mail outbox and SMTP sender", () => {
   test("a queued mail is sent over SMTP and marked sent; the row stays for the operator", async () => {
-    const smtp = await startSmtp();
+    const smtp = await smtpServer();
     const { services, worker, queue } = setup(smtp.port);
     queue();
     expect(await worker.runDue()).toBe(1);
@@ -100,7 +71,7 @@ describe("mail outbox and SMTP sender", () => {
     );
     expect(await worker.runDue()).toBe(0);
 
-    const smtp = await startSmtp(port);
+    const smtp = await smtpServer(port);
     clock.advance(mailRetryDelaysMs[0]);
     expect(await worker.runDue()).toBe(1);
     [row] = listMail(services.db);

@@ -87,3 +87,14 @@ export function startReceiver(cert: CertFiles, handler?: ReceiverHandler): Recei
 
 /** A handler that never answers (until the test process ends). */
 export const neverAnswer: ReceiverHandler = () => new Promise<Response>(() => {});
+
+/**
+ * Answers verification sends with 200 (so the endpoint can be verified) and every other
+ * event with `handler`.
+ */
+export function acceptVerification(handler: ReceiverHandler): ReceiverHandler {
+  return (request) =>
+    JSON.parse(request.body).type === "webhook.verify"
+      ? new Response(null, { status: 200 })
+      : handler(request);
+}

@@ -22,7 +22,12 @@ import { retryDelaysMs } from "../../src/webhooks/retry-schedule.ts";
 import { senderFromConfig } from "../../src/webhooks/sender.ts";
 import { freePort } from "../support/binary.ts";
 import { loopbackNames } from "../support/pki.ts";
-import { neverAnswer, type Receiver, startReceiver } from "../support/receiver.ts";
+import {
+  acceptVerification,
+  neverAnswer,
+  type Receiver,
+  startReceiver,
+} from "../support/receiver.ts";
 import { verifyWebhook } from "../support/webhook-verifier.ts";
 import {
   createWebhookSetup,
@@ -54,14 +59,7 @@ async function setup(options: Parameters<typeof createWebhookSetup>[0] = {}) {
  * everything else with `handler`.
  */
 async function receiver(handler?: Parameters<typeof startReceiver>[1]) {
-  const r = startReceiver(
-    (await testCertificates()).cert,
-    handler &&
-      ((req) =>
-        JSON.parse(req.body).type === "webhook.verify"
-          ? new Response(null, { status: 200 })
-          : handler(req)),
-  );
+  const r = startReceiver((await testCertificates()).cert, handler && acceptVerification(handler));
   cleanups.push(() => r.stop());
   return r;
 }
@@ -72,7 +70,7 @@ function dispatcher(
 ): Dispatcher {
   const { timeoutMs, ...rest } = options;
   const d = createDispatcher({
-    db: s.services.db,
+    database: s.services.database,
     clock: s.clock,
     log: silentLogger,
     masterKey: s.services.masterKey,
