@@ -8,7 +8,12 @@ import ipaddr from "ipaddr.js";
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
 
 export type AddressVerdict =
-  | { allowed: true; address: string }
+  | {
+      allowed: true;
+      address: string;
+      /** What to connect to: the IPv4 itself for an IPv4-mapped address, else `address`. */
+      dialAddress: string;
+    }
   | { allowed: false; address: string; reason: string };
 
 /** What each refused range is, in words an account owner understands. */
@@ -115,7 +120,11 @@ export function checkAddress(
     const via = carrier ? ` (${carrier} form of ${inner.toString()})` : "";
     return { allowed: false, address: shown, reason: `${shown}${via} is ${what}` };
   }
-  return { allowed: true, address: shown };
+  const dialAddress =
+    address.kind() === "ipv6" && (address as ipaddr.IPv6).isIPv4MappedAddress()
+      ? (address as ipaddr.IPv6).toIPv4Address().toString()
+      : shown;
+  return { allowed: true, address: shown, dialAddress };
 }
 
 /** Whether a URL hostname is an IP literal (IPv6 in brackets) rather than a name to resolve. */

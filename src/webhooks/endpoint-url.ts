@@ -53,7 +53,7 @@ export class BlockedAddressError extends Error {
 
 /**
  * Resolves the URL's host and checks every address (spec 4: public only). Returns the checked
- * addresses, which are the only ones a delivery may connect to. Throws ResolveError or
+ * addresses (IPv4-mapped ones as plain IPv4), the only ones a delivery may connect to. Throws ResolveError or
  * BlockedAddressError with a message that names the address and its range.
  */
 export async function resolveCheckedAddresses(
@@ -72,7 +72,7 @@ export async function resolveCheckedAddresses(
         `${via}${verdict.reason}; webhook URLs must be publicly reachable.`,
       );
     }
-    checked.push(verdict.address);
+    checked.push(verdict.dialAddress);
   }
   return checked;
 }

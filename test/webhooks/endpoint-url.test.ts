@@ -141,6 +141,14 @@ describe("SSRF guard: public addresses pass, including public IPv4 carried in IP
     expect(checkAddress(address).allowed).toBe(true);
   });
 
+  test("an IPv4-mapped public address is dialled as plain IPv4", () => {
+    expect(checkAddress("::ffff:93.184.216.34")).toMatchObject({
+      allowed: true,
+      dialAddress: "93.184.216.34",
+    });
+    expect(checkAddress("2606:2800:220:1::1")).toMatchObject({ dialAddress: "2606:2800:220:1::1" });
+  });
+
   test("a name resolving only to public addresses is accepted and normalised", async () => {
     const url = await validateEndpointUrl(
       "https://Hooks.Example.com:443/in?x=1",

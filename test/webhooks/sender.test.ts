@@ -291,6 +291,19 @@ describe("sender: source address (spec 4: one fixed address)", () => {
     expect(receiver.requests[before]?.peerAddress).toBe("127.0.0.2");
   });
 
+  test("platform fact behind choosing node:https: Bun's fetch ignores localAddress", async () => {
+    const before = receiver.requests.length;
+    const response = await fetch(receiver.url(), {
+      method: "POST",
+      body: "{}",
+      tls: { ca: await Bun.file(pki.caFile).text() },
+      localAddress: "127.0.0.2",
+    } as RequestInit);
+    expect(response.status).toBe(200);
+    // Were fetch to honour it, the peer would be 127.0.0.2; the sender's choice should be revisited.
+    expect(receiver.requests[before]?.peerAddress).toBe("127.0.0.1");
+  });
+
   test("a source IP this host does not have is not bound, and a warning says why", async () => {
     const lines: string[] = [];
     const s = sender({
