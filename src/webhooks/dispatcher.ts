@@ -173,6 +173,16 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         });
       }
       if (disabled.length > 0) options.onMailQueued?.();
+      for (const { delivery, result } of batch) {
+        if (result.ok) continue;
+        log.debug("delivery attempt failed", {
+          deliveryId: delivery.id,
+          endpointId: delivery.endpointId,
+          attempt: delivery.attemptCount + 1,
+          statusCode: result.statusCode,
+          errorClass: result.errorClass,
+        });
+      }
     } catch (error) {
       // Not recorded: the leases run out and the deliveries are sent again (at-least-once).
       log.error("recording delivery attempts failed", { error, attempts: batch.length });
@@ -254,6 +264,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const abandoned = [...running.values()];
       for (const delivery of abandoned) release(delivery);
       releaseLeases(abandoned);
+      notifyIdle();
       if (abandoned.length > 0)
         log.info("released unfinished deliveries for the next start", {
           deliveries: abandoned.length,

@@ -18,7 +18,7 @@ import { networkInterfaces } from "node:os";
 import tls, { type SecureContext } from "node:tls";
 import ipaddr from "ipaddr.js";
 import type { Clock } from "../clock.ts";
-import type { Config } from "../config.ts";
+import { type Config, ConfigError } from "../config.ts";
 import type { Logger } from "../log.ts";
 import { BlockedAddressError, resolveCheckedAddresses, urlHostAddress } from "./endpoint-url.ts";
 import { ResolveError, type Resolver, systemResolver } from "./resolver.ts";
@@ -130,7 +130,24 @@ export function localSourceAddress(
 
 function trustContext(caFile: string | undefined): SecureContext | undefined {
   if (!caFile) return undefined;
-  return tls.createSecureContext({ ca: [...tls.rootCertificates, readFileSync(caFile, "utf8")] });
+  let pem: string;
+  try {
+    pem = readFileSync(caFile, "utf8");
+  } catch (error) {
+    throw new ConfigError(
+      `deliveryCaFile ${caFile}: cannot be read (${(error as NodeJS.ErrnoException).code})`,
+    );
+  }
+  if (!pem.includes("-----BEGIN CERTIFICATE-----")) {
+    throw new ConfigError(`deliveryCaFile ${caFile}: holds no PEM certificate`);
+  }
+  try {
+    return tls.createSecureContext({ ca: [...tls.rootCertificates, pem] });
+  } catch (error) {
+    throw new ConfigError(
+      `deliveryCaFile ${caFile}: not a usable PEM CA bundle (${(error as Error).message})`,
+    );
+  }
 }
 
 function familyOf(address: string): 4 | 6 {

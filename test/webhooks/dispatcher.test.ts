@@ -3,7 +3,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { deliveries, deliveryAttempts, mailOutbox, webhookEndpoints } from "../../src/db/schema.ts";
-import { silentLogger } from "../../src/log.ts";
+import { createLogger, silentLogger } from "../../src/log.ts";
 import { listDeliveries } from "../../src/webhooks/delivery-log.ts";
 import {
   createDispatcher,
@@ -16,7 +16,7 @@ import {
   registerEndpoint,
   rotateEndpointSecret,
 } from "../../src/webhooks/endpoint-registration.ts";
-import { enableEndpoint } from "../../src/webhooks/endpoint-state.ts";
+import { enableEndpoint, removeEndpoint } from "../../src/webhooks/endpoint-state.ts";
 import { recordAccountEvent } from "../../src/webhooks/events.ts";
 import { retryDelaysMs } from "../../src/webhooks/retry-schedule.ts";
 import { senderFromConfig } from "../../src/webhooks/sender.ts";
@@ -441,6 +441,30 @@ describe("durability (DESIGN.md: claimed with a lease, at-least-once)", () => {
     ).toEqual([]);
     r.respond(() => new Response(null, { status: 200 }));
     expect(await dispatcher(s).runDue()).toBe(1);
+  });
+
+  test("an endpoint removed while its delivery is under way: the late result is dropped quietly", async () => {
+    let answer: (() => void) | undefined;
+    const r = await receiver(
+      () =>
+        new Promise<Response>((resolve) => {
+          answer = () => resolve(new Response(null, { status: 200 }));
+        }),
+    );
+    const s = await setup();
+    const { endpoint } = await registerVerified(s, r);
+    const before = r.requests.length;
+    const lines: string[] = [];
+    const d = dispatcher(s, { log: createLogger({ write: (line) => lines.push(line) }) });
+    raise(s);
+    const run = d.runDue();
+    await r.waitFor(before + 1);
+    removeEndpoint(s.services.db, { endpointId: endpoint.id });
+    answer?.();
+    expect(await run).toBe(1);
+    expect(s.services.db.select().from(deliveries).all()).toEqual([]);
+    expect(s.services.db.select().from(deliveryAttempts).all()).toEqual([]);
+    expect(lines.filter((line) => line.includes('"level":"error"'))).toEqual([]);
   });
 
   test("an event committed in this process is sent at once through the outbox signal (no tick, no runDue)", async () => {

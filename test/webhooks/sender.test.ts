@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { createServer as createTcpServer, type Server as TcpServer } from "node:net";
 import { createServer as createTlsServer } from "node:tls";
 import { systemClock } from "../../src/clock.ts";
+import { ConfigError } from "../../src/config.ts";
 import { createLogger } from "../../src/log.ts";
 import { buildEvent } from "../../src/webhooks/events.ts";
 import type { Resolver } from "../../src/webhooks/resolver.ts";
@@ -12,6 +13,7 @@ import { createSender, type SenderOptions } from "../../src/webhooks/sender.ts";
 import { freePort } from "../support/binary.ts";
 import { type CertFiles, createTestPki, loopbackNames, type TestPki } from "../support/pki.ts";
 import { neverAnswer, type Receiver, startReceiver } from "../support/receiver.ts";
+import { makeTempDir } from "../support/temp.ts";
 import { verifyWebhook } from "../support/webhook-verifier.ts";
 
 const endpointId = "0e9f1c2a-8d4b-4c6e-9f10-2b3c4d5e6f70";
@@ -190,6 +192,15 @@ describe("sender: trust is the default roots plus the operator's CA file only", 
     const result = await send(sender(), r.url());
     expect(result).toMatchObject({ ok: false, errorClass: "tls" });
     expect(result.errorMessage).toMatch(/expired/i);
+  });
+});
+
+describe("sender: the operator's CA file", () => {
+  test("a file without a PEM certificate stops start-up with a configuration error", async () => {
+    const path = `${makeTempDir("svc-ca")}/not-a-ca.pem`;
+    await Bun.write(path, "hello");
+    expect(() => sender({ caFile: path })).toThrow(ConfigError);
+    expect(() => sender({ caFile: path })).toThrow(/holds no PEM certificate/);
   });
 });
 
