@@ -343,7 +343,7 @@ describe("SSRF at delivery time (DNS rebinding)", () => {
 describe("concurrency caps", () => {
   test("a slow endpoint gets at most endpointConcurrency sends at once and does not hold up another endpoint", async () => {
     const slow = await receiver(async () => {
-      await Bun.sleep(150);
+      await Bun.sleep(300);
       return new Response(null, { status: 200 });
     });
     const s = await setup();
