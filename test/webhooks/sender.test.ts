@@ -9,7 +9,7 @@ import { ConfigError } from "../../src/config.ts";
 import { createLogger } from "../../src/log.ts";
 import { buildEvent } from "../../src/webhooks/events.ts";
 import type { Resolver } from "../../src/webhooks/resolver.ts";
-import { createSender, type SenderOptions } from "../../src/webhooks/sender.ts";
+import { createSender, deliveryTimeoutMs, type SenderOptions } from "../../src/webhooks/sender.ts";
 import { freePort } from "../support/binary.ts";
 import { type CertFiles, createTestPki, loopbackNames, type TestPki } from "../support/pki.ts";
 import { neverAnswer, type Receiver, startReceiver } from "../support/receiver.ts";
@@ -235,6 +235,10 @@ describe("sender: outcomes (spec 4: any 2xx within 10 s is success, everything e
     const port = await freePort();
     const result = await send(sender(), `https://127.0.0.1:${port}/`);
     expect(result).toMatchObject({ ok: false, errorClass: "connect", statusCode: null });
+  });
+
+  test("the deadline for the whole exchange is 10 seconds unless a test shortens it (spec 4, 8)", () => {
+    expect(deliveryTimeoutMs).toBe(10_000);
   });
 
   test("a receiver that never answers fails as timeout when the deadline passes", async () => {
