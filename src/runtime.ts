@@ -5,6 +5,7 @@ import { startRetentionWorker } from "./banking/retention.ts";
 import { startSyncScheduler } from "./banking/scheduler.ts";
 import { startHttpServer } from "./http/server.ts";
 import type { Services } from "./services.ts";
+import { startWebhookWorkers } from "./webhooks/workers.ts";
 
 export interface RunningService {
   url: URL;
@@ -46,6 +47,8 @@ export async function startService(services: Services): Promise<RunningService> 
   const server = startHttpServer(services);
   // Started once the server listens, so a failed start leaves no timers behind.
   workers.push(startSyncScheduler(services), startRetentionWorker(services));
+  // Stopped in reverse: the dispatcher first (it may queue mail), then the mail sender.
+  workers.push(...startWebhookWorkers(services));
   log.info("listening", {
     listen: server.url.toString(),
     baseUrl: config.baseUrl,

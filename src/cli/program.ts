@@ -8,10 +8,13 @@ import { ApiError } from "../http/errors.ts";
 import { SetupCancelled } from "../setup/wizard.ts";
 import { registerAccounts } from "./accounts.ts";
 import { CliUsageError } from "./context.ts";
+import { registerDeliveries } from "./deliveries.ts";
+import { registerEndpoints } from "./endpoints.ts";
 import { registerEvents } from "./events.ts";
 import { registerImport } from "./import.ts";
 import type { CliIo } from "./io.ts";
 import { registerKeys } from "./keys.ts";
+import { registerMail } from "./mail.ts";
 import { registerMaintenance } from "./maintenance.ts";
 import { registerSandbox } from "./sandbox.ts";
 import { registerServe } from "./serve.ts";
@@ -19,12 +22,6 @@ import { registerSetup } from "./setup.ts";
 import { registerSync } from "./sync.ts";
 
 export const cliVersion = packageJson.version;
-
-/** Groups whose commands arrive with their features; each is a thin call into feature functions. */
-const laterGroups = [
-  ["endpoints", "Webhook endpoints: add, verify, test, rotate the secret, enable, pause, remove."],
-  ["deliveries", "The webhook delivery log: attempts, outcomes, next retry."],
-] as const;
 
 export function buildProgram(io: CliIo): Command {
   const program = new Command("svc")
@@ -51,10 +48,9 @@ export function buildProgram(io: CliIo): Command {
   registerImport(program, io);
   registerEvents(program, io);
   registerKeys(program, io);
-  for (const [name, description] of laterGroups) {
-    if (!program.commands.some((command) => command.name() === name))
-      program.command(name).description(description);
-  }
+  registerEndpoints(program, io);
+  registerDeliveries(program, io);
+  registerMail(program, io);
   // Every subcommand inherits the output routing and the no-exit behaviour.
   const configure = (command: Command) => {
     command.configureOutput({ writeOut: io.stdout, writeErr: io.stderr }).exitOverride();

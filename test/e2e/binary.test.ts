@@ -67,6 +67,10 @@ describe("compiled binary", () => {
       ["backup"],
       ["accounts"],
       ["accounts", "create"],
+      ["endpoints"],
+      ["endpoints", "add"],
+      ["deliveries", "list"],
+      ["mail", "list"],
     ]) {
       const run = await runBinary(binary, [...command, "--help"], cwd);
       expect(run.code).toBe(0);

@@ -1,0 +1,375 @@
+// bun run bench:delivery — end-to-end webhook delivery benchmark (issue 5).
+//
+// Everything runs on this machine over loopback HTTPS with a throwaway CA; the receiver is a
+// separate process (scripts/bench/receiver.ts) that records when each event id arrived.
+//   1. ceiling:    a plain keep-alive HTTPS client (node:https, same concurrency and body) ->
+//                  the receiver, no database: what the receiver and this machine can do at all;
+//   2. sender:     the service's sender alone (SSRF check, signing, TLS context) -> receiver;
+//   3. throughput: the real dispatcher (startWebhookWorkers, as `svc serve` runs it) with a
+//                  backlog kept full for --seconds; events are written 50 per transaction (as a
+//                  sync run touching many accounts would) in the same process;
+//   4. latency:    events written at a fixed rate (--rate), one transaction each followed by the
+//                  outbox notify, for --seconds: event committed -> receiver got it, first
+//                  attempts, p50/p90/p99.
+// Figures are printed beside the ceiling (same run) as ratios. Targets (2-core machine):
+// >= 2,000 deliveries/s, p50 <= 20 ms, p99 <= 100 ms. Results go to BENCHMARKS.md.
+import https from "node:https";
+import { loadavg } from "node:os";
+import { join } from "node:path";
+import tls from "node:tls";
+import { parseArgs } from "node:util";
+import { eq, sql } from "drizzle-orm";
+import { createServiceAccount } from "../../src/accounts/service-accounts.ts";
+import { systemClock } from "../../src/clock.ts";
+import { loadConfig } from "../../src/config.ts";
+import { deliveries, webhookEndpoints } from "../../src/db/schema.ts";
+import { openServices } from "../../src/services.ts";
+import { webhookContext } from "../../src/webhooks/context.ts";
+import type { Dispatcher } from "../../src/webhooks/dispatcher.ts";
+import { registerEndpoint } from "../../src/webhooks/endpoint-registration.ts";
+import { buildEvent, recordAccountEvent } from "../../src/webhooks/events.ts";
+import { createSender } from "../../src/webhooks/sender.ts";
+import { startWebhookWorkers } from "../../src/webhooks/workers.ts";
+import { createTestPki, loopbackNames } from "../../test/support/pki.ts";
+import { makeTempDir } from "../../test/support/temp.ts";
+
+const { values } = parseArgs({
+  args: Bun.argv.slice(2),
+  options: {
+    seconds: { type: "string", default: "60" },
+    "ceiling-seconds": { type: "string", default: "10" },
+    rate: { type: "string", default: "2000" },
+    endpoints: { type: "string", default: "16" },
+    concurrency: { type: "string", default: "64" },
+    "endpoint-concurrency": { type: "string", default: "8" },
+  },
+});
+const seconds = Number(values.seconds);
+const ceilingSeconds = Number(values["ceiling-seconds"]);
+const rate = Number(values.rate);
+const endpointCount = Number(values.endpoints);
+const concurrency = Number(values.concurrency);
+const endpointConcurrency = Number(values["endpoint-concurrency"]);
+
+const now = () => performance.timeOrigin + performance.now();
+const cpuMs = () => {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+};
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+// --- receiver process -------------------------------------------------------------------------
+const pki = await createTestPki();
+const cert = await pki.issue(loopbackNames);
+const receiverProcess = Bun.spawn(
+  [
+    process.execPath,
+    join(import.meta.dir, "receiver.ts"),
+    "--cert",
+    cert.certFile,
+    "--key",
+    cert.keyFile,
+  ],
+  { stdout: "pipe", stderr: "inherit" },
+);
+const reader = receiverProcess.stdout.getReader();
+let banner = "";
+while (!banner.includes("\n")) {
+  const { value, done } = await reader.read();
+  if (done) throw new Error("receiver exited before it listened");
+  banner += new TextDecoder().decode(value);
+}
+const port = Number(banner.match(/PORT (\d+)/)?.[1]);
+const secureContext = tls.createSecureContext({
+  ca: [...tls.rootCertificates, await Bun.file(pki.caFile).text()],
+});
+const controlAgent = new https.Agent({ keepAlive: true });
+/** Node accepts a prebuilt secure context per request; its types omit it. */
+type TlsRequestOptions = https.RequestOptions & { secureContext?: tls.SecureContext };
+function control<T>(path: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const options: TlsRequestOptions = {
+      host: "127.0.0.1",
+      port,
+      path,
+      method: "POST",
+      agent: controlAgent,
+      secureContext,
+    };
+    const req = https.request(options, (res) => {
+      let text = "";
+      res.on("data", (chunk) => {
+        text += chunk;
+      });
+      res.on("end", () => resolve(JSON.parse(text) as T));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+const receiverStats = () => control<{ count: number; cpuMs: number }>("/_stats");
+const drain = () => control<[string, number][]>("/_drain");
+
+const sampleBody = buildEvent(
+  "account.transactions.available",
+  {
+    account_id: crypto.randomUUID(),
+    fetched_at: new Date().toISOString(),
+    new_count: 3,
+  },
+  new Date(),
+).body;
+
+// --- 1. ceiling: plain client ---------------------------------------------------------------
+async function ceiling() {
+  const agent = new https.Agent({ keepAlive: true, maxFreeSockets: 256 });
+  const post = () =>
+    new Promise<void>((resolve, reject) => {
+      const options: TlsRequestOptions = {
+        host: "127.0.0.1",
+        port,
+        path: "/plain",
+        method: "POST",
+        agent,
+        secureContext,
+        headers: {
+          "Content-Type": "application/json",
+          "User-Agent": "Svc-Webhooks/1",
+          "Svc-Webhook-Id": crypto.randomUUID(),
+          "Svc-Webhook-Timestamp": String(Math.floor(Date.now() / 1000)),
+          "Svc-Webhook-Signature": `v1=${"0".repeat(64)}`,
+          "Content-Length": String(Buffer.byteLength(sampleBody)),
+        },
+      };
+      const req = https.request(options, (res) => {
+        res.resume();
+        resolve();
+      });
+      req.on("error", reject);
+      req.end(sampleBody);
+    });
+  const result = await closedLoop(post);
+  agent.destroy();
+  return result;
+}
+
+/** Runs `request` from `concurrency` loops for --ceiling-seconds; rates per second. */
+async function closedLoop(request: () => Promise<void>) {
+  const before = await receiverStats();
+  const cpuBefore = cpuMs();
+  const started = now();
+  const until = started + ceilingSeconds * 1000;
+  let done = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (now() < until) {
+        await request();
+        done++;
+      }
+    }),
+  );
+  const elapsed = (now() - started) / 1000;
+  const after = await receiverStats();
+  await drain();
+  return {
+    perSecond: done / elapsed,
+    receiverCpu: (after.cpuMs - before.cpuMs) / 1000 / elapsed,
+    clientCpu: (cpuMs() - cpuBefore) / 1000 / elapsed,
+  };
+}
+
+// --- 1b. the service's sender alone (no database) ---------------------------------------------
+async function senderAlone() {
+  const sender = createSender({ clock: systemClock, allowPrivate: true, caFile: pki.caFile });
+  const result = await closedLoop(async () => {
+    const sent = await sender.send({
+      url: `https://127.0.0.1:${port}/sender`,
+      eventId: crypto.randomUUID(),
+      body: sampleBody,
+      secret: "whsec_benchmark",
+    });
+    if (!sent.ok) throw new Error(`sender failed: ${sent.errorMessage}`);
+  });
+  sender.close();
+  return result;
+}
+
+// --- the service --------------------------------------------------------------------------
+const dataDir = makeTempDir("svc-bench");
+const config = {
+  ...loadConfig({ env: {}, cwd: dataDir, flags: { dataDir } }),
+  deliveryCaFile: pki.caFile,
+  unsafeAllowPrivateTargets: true,
+  deliveryConcurrency: concurrency,
+  endpointConcurrency,
+  logLevel: "warn" as const,
+};
+const services = openServices(config);
+const accountIds: string[] = [];
+const ctx = webhookContext(services);
+for (let i = 0; i < endpointCount; i++) {
+  const { account } = await createServiceAccount(services.db, services.clock, {
+    email: `bench${i}@example.com`,
+    password: "bench password 1234",
+  });
+  const { endpoint } = await registerEndpoint(ctx, {
+    serviceAccountId: account.id,
+    url: `https://127.0.0.1:${port}/hooks/${i}`,
+  });
+  // Set-up only: verification is exercised by the tests, not measured here.
+  services.db
+    .update(webhookEndpoints)
+    .set({ verifiedAt: new Date() })
+    .where(eq(webhookEndpoints.id, endpoint.id))
+    .run();
+  accountIds.push(account.id);
+}
+ctx.close();
+
+let next = 0;
+function writeEvents(count: number): string[] {
+  return services.db.transaction((tx) =>
+    Array.from({ length: count }, () => {
+      const accountId = accountIds[next++ % accountIds.length] as string;
+      return recordAccountEvent(tx, services.clock, {
+        serviceAccountId: accountId,
+        type: "account.transactions.available",
+        data: { account_id: accountId, fetched_at: new Date().toISOString(), new_count: 1 },
+      }).eventId;
+    }),
+  );
+}
+const pendingCount = () =>
+  services.db
+    .select({ n: sql<number>`count(*)` })
+    .from(deliveries)
+    .where(eq(deliveries.status, "pending"))
+    .get()?.n ?? 0;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitForDrain(timeoutMs: number): Promise<void> {
+  const deadline = now() + timeoutMs;
+  while (pendingCount() > 0 && now() < deadline) await sleep(20);
+}
+
+// --- 2. throughput: a full backlog ------------------------------------------------------------
+async function throughput(dispatcher: Dispatcher) {
+  let samples = 0;
+  let inFlightSum = 0;
+  const sampler = setInterval(() => {
+    samples++;
+    inFlightSum += dispatcher.inFlight();
+  }, 5);
+  const before = await receiverStats();
+  const cpuBefore = cpuMs();
+  const started = now();
+  const until = started + seconds * 1000;
+  while (now() < until) {
+    if (pendingCount() < 4 * concurrency * 10) {
+      for (let i = 0; i < 10; i++) writeEvents(50);
+      services.outbox.notify();
+    }
+    await sleep(10);
+  }
+  const elapsed = (now() - started) / 1000;
+  const after = await receiverStats();
+  const cpu = (cpuMs() - cpuBefore) / 1000 / elapsed;
+  clearInterval(sampler);
+  await waitForDrain(30_000);
+  await drain();
+  return {
+    averageInFlight: inFlightSum / samples,
+    perSecond: (after.count - before.count) / elapsed,
+    serviceCpu: cpu,
+    receiverCpu: (after.cpuMs - before.cpuMs) / 1000 / elapsed,
+  };
+}
+
+// --- 3. latency at a fixed rate ----------------------------------------------------------------
+async function latency() {
+  const written = new Map<string, number>();
+  const before = await receiverStats();
+  const cpuBefore = cpuMs();
+  const started = now();
+  const until = started + seconds * 1000;
+  let produced = 0;
+  while (now() < until) {
+    const due = Math.floor(((now() - started) / 1000) * rate) - produced;
+    for (let i = 0; i < due; i++) {
+      const [id] = writeEvents(1);
+      written.set(id as string, now());
+      services.outbox.notify();
+    }
+    produced += Math.max(0, due);
+    await sleep(1);
+  }
+  const elapsed = (now() - started) / 1000;
+  const after = await receiverStats();
+  const cpu = (cpuMs() - cpuBefore) / 1000 / elapsed;
+  await waitForDrain(30_000);
+  const arrivals = await drain();
+  const latencies: number[] = [];
+  for (const [id, at] of arrivals) {
+    const at0 = written.get(id);
+    if (at0 !== undefined) {
+      latencies.push(at - at0);
+      written.delete(id);
+    }
+  }
+  latencies.sort((a, b) => a - b);
+  return {
+    offered: produced / elapsed,
+    delivered: (after.count - before.count) / elapsed,
+    samples: latencies.length,
+    missing: written.size,
+    p50: percentile(latencies, 50),
+    p90: percentile(latencies, 90),
+    p99: percentile(latencies, 99),
+    max: latencies.at(-1) ?? Number.NaN,
+    serviceCpu: cpu,
+    receiverCpu: (after.cpuMs - before.cpuMs) / 1000 / elapsed,
+  };
+}
+
+const load = loadavg().map((n) => round(n, 2));
+console.log(
+  `delivery benchmark: ${endpointCount} endpoints, concurrency ${concurrency} (per endpoint ${endpointConcurrency}), ${seconds} s phases, load average before ${load.join(" ")}`,
+);
+const plain = await ceiling();
+console.log(
+  `ceiling    plain keep-alive HTTPS client -> receiver: ${Math.round(plain.perSecond)} req/s (client CPU ${round(plain.clientCpu, 2)} cores, receiver ${round(plain.receiverCpu, 2)})`,
+);
+const alone = await senderAlone();
+console.log(
+  `sender     the service's sender alone (no database) -> receiver: ${Math.round(alone.perSecond)} req/s = ${round((100 * alone.perSecond) / plain.perSecond)}% of the ceiling (CPU ${round(alone.clientCpu, 2)} cores)`,
+);
+const workers = startWebhookWorkers(services);
+const dispatcher = workers.find((w) => w.name === "webhook-dispatcher") as Dispatcher;
+const full = await throughput(dispatcher);
+console.log(
+  `throughput service end to end (backlog kept full): ${Math.round(full.perSecond)} deliveries/s = ${round((100 * full.perSecond) / plain.perSecond)}% of the ceiling, ${round(full.averageInFlight)} in flight on average (service CPU ${round(full.serviceCpu, 2)} cores, receiver ${round(full.receiverCpu, 2)})`,
+);
+const lat = await latency();
+console.log(
+  `latency    ${Math.round(lat.offered)} events/s offered, ${Math.round(lat.delivered)} delivered/s: first attempt p50 ${round(lat.p50)} ms, p90 ${round(lat.p90)} ms, p99 ${round(lat.p99)} ms, max ${round(lat.max)} ms (${lat.samples} samples, ${lat.missing} missing; service CPU ${round(lat.serviceCpu, 2)} cores, receiver ${round(lat.receiverCpu, 2)})`,
+);
+console.log(
+  JSON.stringify({
+    load,
+    ceilingPerSecond: Math.round(plain.perSecond),
+    senderAlonePerSecond: Math.round(alone.perSecond),
+    deliveriesPerSecond: Math.round(full.perSecond),
+    ratioToCeiling: round(full.perSecond / plain.perSecond, 3),
+    latencyRate: Math.round(lat.offered),
+    p50Ms: round(lat.p50),
+    p99Ms: round(lat.p99),
+  }),
+);
+for (const worker of workers.reverse()) await worker.stop();
+services.database.close();
+receiverProcess.kill("SIGTERM");
+await receiverProcess.exited;
+controlAgent.destroy();
+process.exit(0);

@@ -1,0 +1,227 @@
+// `svc endpoints ...`: the portal's endpoint actions for operators and scripts. Each command
+// parses, calls one feature function from src/webhooks, and prints.
+import type { Command } from "commander";
+import type { Services } from "../services.ts";
+import { type WebhookContext, webhookContext } from "../webhooks/context.ts";
+import { type EndpointView, listEndpoints } from "../webhooks/endpoint-records.ts";
+import {
+  type EndpointWithSecret,
+  registerEndpoint,
+  rotateEndpointSecret,
+} from "../webhooks/endpoint-registration.ts";
+import {
+  enableEndpoint,
+  pauseEndpoint,
+  removeEndpoint,
+  resumeEndpoint,
+} from "../webhooks/endpoint-state.ts";
+import { testEndpoint } from "../webhooks/endpoint-test.ts";
+import type { OneOffSendView } from "../webhooks/one-off-send.ts";
+import { sendVerificationCode, verifyEndpoint } from "../webhooks/verification.ts";
+import { withServices } from "./context.ts";
+import type { CliIo } from "./io.ts";
+import { formatTable } from "./output.ts";
+
+function describeEndpoint(endpoint: EndpointView): string {
+  return [
+    `endpoint ${endpoint.id}`,
+    `  url             ${endpoint.url}`,
+    `  description     ${endpoint.description ?? "-"}`,
+    `  state           ${endpoint.status}${endpoint.verified ? "" : " (unverified: only test and verification sends)"}`,
+    `  verified        ${endpoint.verifiedAt ?? "no"}`,
+    `  failure count   ${endpoint.failureCount}`,
+    ...(endpoint.disabledAt
+      ? [`  disabled        ${endpoint.disabledAt}: ${endpoint.disabledReason}`]
+      : []),
+  ].join("\n");
+}
+
+function describeSecret(result: EndpointWithSecret): string {
+  return [
+    describeEndpoint(result.endpoint),
+    `  signing secret  ${result.signingSecret}`,
+    "The signing secret is shown only now: store it with your receiver. Only its hash is kept.",
+  ].join("\n");
+}
+
+function describeSend(result: OneOffSendView): string {
+  const answer = result.statusCode === null ? "no answer" : `HTTP ${result.statusCode}`;
+  return [
+    `${result.type} sent to endpoint ${result.endpointId}: ${result.ok ? "delivered" : "failed"}`,
+    `  response        ${answer} in ${result.responseTimeMs} ms`,
+    ...(result.ok ? [] : [`  error           ${result.errorClass}: ${result.error}`]),
+    `  event           ${result.eventId}`,
+  ].join("\n");
+}
+
+/** Runs `fn` with the webhook context and releases its connections afterwards. */
+async function withWebhooks<T>(
+  services: Services,
+  fn: (ctx: WebhookContext) => Promise<T> | T,
+): Promise<T> {
+  const ctx = webhookContext(services);
+  try {
+    return await fn(ctx);
+  } finally {
+    ctx.close();
+  }
+}
+
+export function registerEndpoints(program: Command, io: CliIo): void {
+  const endpoints = program
+    .command("endpoints")
+    .description("Webhook endpoints: add, verify, test, rotate the secret, enable, pause, remove.")
+    .addHelpText(
+      "after",
+      `
+An endpoint receives account events only once it is verified (send-code, then verify with the
+code its receiver got) and while it is active. After 20 failed deliveries in a row it is
+disabled and its owner e-mailed; enable it again once the receiver is fixed.`,
+    );
+
+  endpoints
+    .command("add")
+    .description(
+      "Register an HTTPS endpoint (port 443, public address); prints its signing secret once.",
+    )
+    .requiredOption("--account <id>", "service account that owns the endpoint")
+    .requiredOption("--url <url>", "https:// URL of the receiver")
+    .option("--description <text>", "what the endpoint is for (useful with more than one)")
+    .action(
+      async (options: { account: string; url: string; description?: string }, cmd: Command) => {
+        await withServices(io, cmd, (services, out) =>
+          withWebhooks(services, async (ctx) => {
+            const result = await registerEndpoint(ctx, {
+              serviceAccountId: options.account,
+              url: options.url,
+              ...(options.description !== undefined ? { description: options.description } : {}),
+            });
+            out.result(result, () =>
+              [describeSecret(result), `Next: svc endpoints send-code ${result.endpoint.id}`].join(
+                "\n",
+              ),
+            );
+          }),
+        );
+      },
+    );
+
+  endpoints
+    .command("list")
+    .description("List an account's endpoints with state, verification and failure count.")
+    .requiredOption("--account <id>", "service account")
+    .action(async (options: { account: string }, cmd: Command) => {
+      await withServices(io, cmd, (services, out) => {
+        const list = listEndpoints(services.db, options.account);
+        out.result(list, () =>
+          formatTable(
+            ["ID", "URL", "STATE", "VERIFIED", "FAILURES", "DISABLED", "DESCRIPTION"],
+            list.map((e) => [
+              e.id,
+              e.url,
+              e.status,
+              e.verified ? "yes" : "no",
+              e.failureCount,
+              e.disabledAt ? `${e.disabledAt} (${e.disabledReason})` : null,
+              e.description,
+            ]),
+          ),
+        );
+      });
+    });
+
+  endpoints
+    .command("send-code")
+    .argument("<id>", "endpoint id")
+    .description("Send a webhook.verify event with a new 8-character code (valid 1 hour, 5 tries).")
+    .action(async (id: string, _options: unknown, cmd: Command) => {
+      await withServices(io, cmd, (services, out) =>
+        withWebhooks(services, async (ctx) => {
+          const result = await sendVerificationCode(ctx, { endpointId: id });
+          out.result(result, () =>
+            [
+              describeSend(result),
+              "Read the code from the event your receiver got, then: svc endpoints verify ID CODE",
+            ].join("\n"),
+          );
+        }),
+      );
+    });
+
+  endpoints
+    .command("verify")
+    .argument("<id>", "endpoint id")
+    .argument("<code>", "the code from the webhook.verify event")
+    .description(
+      "Verify an endpoint with the code its receiver got; account events then flow to it.",
+    )
+    .action(async (id: string, code: string, _options: unknown, cmd: Command) => {
+      await withServices(io, cmd, (services, out) => {
+        const endpoint = verifyEndpoint(services, { endpointId: id }, code);
+        out.result(endpoint, () => describeEndpoint(endpoint));
+      });
+    });
+
+  endpoints
+    .command("test")
+    .argument("<id>", "endpoint id")
+    .description(
+      "Send one webhook.test event (also to unverified endpoints); shows status and time.",
+    )
+    .action(async (id: string, _options: unknown, cmd: Command) => {
+      await withServices(io, cmd, (services, out) =>
+        withWebhooks(services, async (ctx) => {
+          const result = await testEndpoint(ctx, { endpointId: id });
+          out.result(result, () => describeSend(result));
+        }),
+      );
+    });
+
+  endpoints
+    .command("rotate-secret")
+    .argument("<id>", "endpoint id")
+    .description("Issue a new signing secret (printed once); the old one stops verifying at once.")
+    .action(async (id: string, _options: unknown, cmd: Command) => {
+      await withServices(io, cmd, (services, out) => {
+        const result = rotateEndpointSecret(services, { endpointId: id });
+        out.result(result, () => describeSecret(result));
+      });
+    });
+
+  const stateCommands = [
+    [
+      "enable",
+      "Enable a disabled endpoint: clears the failure count; nothing is replayed.",
+      enableEndpoint,
+    ],
+    [
+      "pause",
+      "Pause: nothing is sent; events raised while paused are never delivered.",
+      pauseEndpoint,
+    ],
+    ["resume", "Resume a paused endpoint.", resumeEndpoint],
+  ] as const;
+  for (const [name, description, change] of stateCommands) {
+    endpoints
+      .command(name)
+      .argument("<id>", "endpoint id")
+      .description(description)
+      .action(async (id: string, _options: unknown, cmd: Command) => {
+        await withServices(io, cmd, (services, out) => {
+          const endpoint = change(services.db, services.clock, { endpointId: id });
+          out.result(endpoint, () => describeEndpoint(endpoint));
+        });
+      });
+  }
+
+  endpoints
+    .command("remove")
+    .argument("<id>", "endpoint id")
+    .description("Remove an endpoint with its delivery log.")
+    .action(async (id: string, _options: unknown, cmd: Command) => {
+      await withServices(io, cmd, (services, out) => {
+        const result = removeEndpoint(services.db, { endpointId: id });
+        out.result(result, `endpoint ${result.id} removed`);
+      });
+    });
+}

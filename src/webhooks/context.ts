@@ -1,0 +1,49 @@
+// What the webhook feature functions need, taken from Services or given by tests (a resolver
+// that answers with chosen addresses, a sender with a short timeout).
+import type { Clock } from "../clock.ts";
+import type { Config } from "../config.ts";
+import type { MasterKey } from "../crypto/master-key.ts";
+import type { Db } from "../db/open.ts";
+import type { Logger } from "../log.ts";
+import type { Services } from "../services.ts";
+import { type Resolver, systemResolver } from "./resolver.ts";
+import { type Sender, senderFromConfig } from "./sender.ts";
+
+export interface WebhookContext {
+  db: Db;
+  clock: Clock;
+  config: Config;
+  masterKey: MasterKey;
+  log: Logger;
+  resolve: Resolver;
+  /** Created on first use (test and verification sends); close() releases its connections. */
+  readonly sender: Sender;
+  close(): void;
+}
+
+export function webhookContext(
+  services: Pick<Services, "db" | "clock" | "config" | "masterKey" | "log">,
+  overrides: { resolve?: Resolver; sender?: Sender } = {},
+): WebhookContext {
+  const resolve = overrides.resolve ?? systemResolver;
+  let sender = overrides.sender;
+  let created: Sender | undefined;
+  return {
+    db: services.db,
+    clock: services.clock,
+    config: services.config,
+    masterKey: services.masterKey,
+    log: services.log,
+    resolve,
+    get sender() {
+      if (!sender) {
+        created = senderFromConfig(services.config, services.clock, { resolve, log: services.log });
+        sender = created;
+      }
+      return sender;
+    },
+    close() {
+      created?.close();
+    },
+  };
+}

@@ -1,0 +1,111 @@
+// The delivery log (issue 5): deliveries with every attempt (number, time, status code or error
+// class, duration), and for a pending delivery the time of its next attempt.
+import { and, asc, desc, eq, inArray } from "drizzle-orm";
+import type { DbOrTx } from "../db/open.ts";
+import {
+  type DeliveryKind,
+  type DeliveryStatus,
+  deliveries,
+  deliveryAttempts,
+  type EventType,
+  events,
+} from "../db/schema.ts";
+
+export interface AttemptView {
+  number: number;
+  at: string;
+  durationMs: number;
+  outcome: "succeeded" | "failed";
+  statusCode: number | null;
+  errorClass: string | null;
+  error: string | null;
+}
+
+export interface DeliveryView {
+  id: string;
+  eventId: string;
+  eventType: EventType;
+  endpointId: string;
+  kind: DeliveryKind;
+  status: DeliveryStatus;
+  attemptCount: number;
+  /** Pending deliveries only: when the next attempt is due (or its lease ends, while sending). */
+  nextAttemptAt: string | null;
+  /** Set while a dispatcher holds the delivery (an attempt is under way). */
+  leaseExpiresAt: string | null;
+  createdAt: string;
+  completedAt: string | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  attempts: AttemptView[];
+}
+
+export interface DeliveryFilter {
+  endpointId?: string;
+  eventId?: string;
+  serviceAccountId?: string;
+  status?: DeliveryStatus;
+  limit?: number;
+}
+
+export const maxDeliveryListLimit = 1000;
+
+export function listDeliveries(db: DbOrTx, filter: DeliveryFilter = {}): DeliveryView[] {
+  const conditions = [
+    filter.endpointId ? eq(deliveries.endpointId, filter.endpointId) : undefined,
+    filter.eventId ? eq(deliveries.eventId, filter.eventId) : undefined,
+    filter.serviceAccountId ? eq(events.serviceAccountId, filter.serviceAccountId) : undefined,
+    filter.status ? eq(deliveries.status, filter.status) : undefined,
+  ].filter((c) => c !== undefined);
+  const rows = db
+    .select({ delivery: deliveries, eventType: events.type })
+    .from(deliveries)
+    .innerJoin(events, eq(events.id, deliveries.eventId))
+    .where(conditions.length ? and(...conditions) : undefined)
+    .orderBy(desc(deliveries.createdAt), asc(deliveries.id))
+    .limit(Math.min(filter.limit ?? 100, maxDeliveryListLimit))
+    .all();
+  const attempts = new Map<string, AttemptView[]>();
+  if (rows.length > 0) {
+    const attemptRows = db
+      .select()
+      .from(deliveryAttempts)
+      .where(
+        inArray(
+          deliveryAttempts.deliveryId,
+          rows.map((r) => r.delivery.id),
+        ),
+      )
+      .orderBy(asc(deliveryAttempts.attemptNumber), asc(deliveryAttempts.id))
+      .all();
+    for (const a of attemptRows) {
+      const list = attempts.get(a.deliveryId) ?? [];
+      list.push({
+        number: a.attemptNumber,
+        at: a.startedAt.toISOString(),
+        durationMs: a.durationMs,
+        outcome: a.outcome,
+        statusCode: a.statusCode,
+        errorClass: a.errorClass,
+        error: a.errorMessage,
+      });
+      attempts.set(a.deliveryId, list);
+    }
+  }
+  return rows.map(({ delivery: d, eventType }) => ({
+    id: d.id,
+    eventId: d.eventId,
+    eventType,
+    endpointId: d.endpointId,
+    kind: d.kind,
+    status: d.status,
+    attemptCount: d.attemptCount,
+    nextAttemptAt: d.status === "pending" ? (d.nextAttemptAt?.toISOString() ?? null) : null,
+    leaseExpiresAt: d.status === "pending" ? (d.leaseExpiresAt?.toISOString() ?? null) : null,
+    createdAt: d.createdAt.toISOString(),
+    completedAt: d.completedAt?.toISOString() ?? null,
+    lastStatusCode: d.lastStatusCode,
+    lastError: d.lastError,
+    attempts: attempts.get(d.id) ?? [],
+  }));
+}

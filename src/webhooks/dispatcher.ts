@@ -1,0 +1,275 @@
+// The delivery dispatcher (DESIGN.md "Delivery is at-least-once and durable"): claims due
+// deliveries with a lease, sends them under a global and a per-endpoint concurrency cap, and
+// records finished attempts in batches. It wakes at once when this process commits deliveries
+// (outbox signal) and ticks every second (croner) for due retries and for events written by
+// other processes.
+//
+// Stop: claiming ends at once; sends already under way get a grace period to finish and be
+// recorded; any still running after it are abandoned and their leases released (the row is
+// due again immediately), so the next start re-sends them at once instead of waiting for the
+// lease to run out. A crash (kill -9) releases nothing: those rows wait for their lease.
+import { Cron } from "croner";
+import { and, eq, inArray } from "drizzle-orm";
+import type { Clock } from "../clock.ts";
+import type { MasterKey } from "../crypto/master-key.ts";
+import type { Database } from "../db/open.ts";
+import { deliveries } from "../db/schema.ts";
+import type { Logger } from "../log.ts";
+import type { Worker } from "../runtime.ts";
+import { type ClaimedDelivery, claimDueDeliveries } from "./delivery-claims.ts";
+import { type AttemptOutcome, recordOutcomes } from "./delivery-outcomes.ts";
+import type { OutboxSignal } from "./outbox-signal.ts";
+import { deriveSigningSecret } from "./secrets.ts";
+import { deliveryTimeoutMs, type Sender, type SendResult } from "./sender.ts";
+
+/** Longer than the 10 s exchange plus recording, so a live send is never re-claimed. */
+export const deliveryLeaseMs = 20_000;
+const stopGraceMs = 5_000;
+/** How long a turn of work waits to gather completions and new events (bounded added latency). */
+const defaultBatchDelayMs = 2;
+
+export interface DispatcherOptions {
+  database: Pick<Database, "db" | "sqlite">;
+  clock: Clock;
+  log: Logger;
+  masterKey: MasterKey;
+  sender: Sender;
+  outbox?: OutboxSignal;
+  /** Global cap on sends in flight. */
+  concurrency: number;
+  /** Cap per endpoint, so one slow receiver cannot take every slot. */
+  endpointConcurrency: number;
+  leaseMs?: number;
+  /** How long stop() lets sends under way finish before releasing them (default 5 s). */
+  stopGraceMs?: number;
+  /** See `work()`; default 2 ms. */
+  batchDelayMs?: number;
+  /** Tick every second (default true; tests drive `runDue` by hand under a fake clock). */
+  schedule?: boolean;
+  /** Called when an endpoint was disabled and its owner's e-mail queued. */
+  onMailQueued?: () => void;
+}
+
+export interface Dispatcher extends Worker {
+  /** Starts listening to the outbox signal and the one-second tick. */
+  start(): void;
+  /** Claim and send soon (coalesced). */
+  wake(): void;
+  /**
+   * Sends everything due now and waits until it is recorded; resolves with the number of
+   * attempts made. For tests under a fake clock and for draining.
+   */
+  runDue(): Promise<number>;
+  /** Sends in flight right now. */
+  inFlight(): number;
+}
+
+export function createDispatcher(options: DispatcherOptions): Dispatcher {
+  const { database, clock, log, sender } = options;
+  const { db } = database;
+  const leaseMs = options.leaseMs ?? deliveryLeaseMs;
+  const batchDelayMs = options.batchDelayMs ?? defaultBatchDelayMs;
+  const perEndpoint = new Map<string, number>();
+  const running = new Map<string, ClaimedDelivery>();
+  let inFlight = 0;
+  let finished: AttemptOutcome[] = [];
+  let workScheduled = false;
+  let stopping = false;
+  let attempts = 0;
+  let idleWaiters: (() => void)[] = [];
+  let unsubscribe: (() => void) | undefined;
+  let cron: Cron | undefined;
+
+  const notifyIdle = () => {
+    if (inFlight > 0 || finished.length > 0) return;
+    const waiters = idleWaiters;
+    idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  };
+  const idle = () =>
+    inFlight === 0 && finished.length === 0
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => idleWaiters.push(resolve));
+
+  function fullEndpoints(): string[] {
+    const full: string[] = [];
+    for (const [endpointId, count] of perEndpoint) {
+      if (count >= options.endpointConcurrency) full.push(endpointId);
+    }
+    return full;
+  }
+
+  /** Claims as many due deliveries as there is room for and starts sending them. */
+  function pump(): number {
+    if (stopping) return 0;
+    const room = options.concurrency - inFlight;
+    if (room <= 0) return 0;
+    const now = clock.now();
+    let claimed: ClaimedDelivery[];
+    try {
+      claimed = claimDueDeliveries(database, {
+        now,
+        leaseUntil: new Date(now.getTime() + leaseMs),
+        limit: room,
+        endpointRoom: (id) => options.endpointConcurrency - (perEndpoint.get(id) ?? 0),
+        fullEndpoints: fullEndpoints(),
+      });
+    } catch (error) {
+      // e.g. SQLITE_BUSY beyond busy_timeout: the rows stay due; the next tick tries again.
+      log.error("claiming deliveries failed", { error });
+      return 0;
+    }
+    for (const delivery of claimed) launch(delivery);
+    return claimed.length;
+  }
+
+  function launch(delivery: ClaimedDelivery): void {
+    inFlight++;
+    attempts++;
+    perEndpoint.set(delivery.endpointId, (perEndpoint.get(delivery.endpointId) ?? 0) + 1);
+    running.set(delivery.id, delivery);
+    // The secret is derived per attempt from the current salt: a rotation applies to the very
+    // next attempt, retries included (spec 3).
+    const secret = deriveSigningSecret(options.masterKey, delivery.endpointId, delivery.secretSalt);
+    sender
+      .send({ url: delivery.url, eventId: delivery.eventId, body: delivery.body, secret })
+      .catch(
+        (error: unknown): SendResult => ({
+          startedAt: clock.now(),
+          durationMs: 0,
+          ok: false,
+          statusCode: null,
+          errorClass: "connect",
+          errorMessage: error instanceof Error ? error.message : String(error),
+        }),
+      )
+      .then((result) => {
+        // Abandoned at stop: its lease was released; nothing is recorded for it.
+        if (!running.has(delivery.id)) return;
+        finished.push({ delivery, result });
+        schedule();
+      });
+  }
+
+  function release(delivery: ClaimedDelivery): void {
+    running.delete(delivery.id);
+    inFlight--;
+    const left = (perEndpoint.get(delivery.endpointId) ?? 1) - 1;
+    if (left > 0) perEndpoint.set(delivery.endpointId, left);
+    else perEndpoint.delete(delivery.endpointId);
+  }
+
+  function flush(): void {
+    const batch = finished;
+    finished = [];
+    if (batch.length === 0) return;
+    try {
+      const disabled = recordOutcomes(database, clock, batch);
+      for (const endpoint of disabled) {
+        log.warn("webhook endpoint disabled", {
+          endpointId: endpoint.endpointId,
+          serviceAccountId: endpoint.serviceAccountId,
+          reason: endpoint.reason,
+        });
+      }
+      if (disabled.length > 0) options.onMailQueued?.();
+      for (const { delivery, result } of batch) {
+        if (result.ok) continue;
+        log.debug("delivery attempt failed", {
+          deliveryId: delivery.id,
+          endpointId: delivery.endpointId,
+          attempt: delivery.attemptCount + 1,
+          statusCode: result.statusCode,
+          errorClass: result.errorClass,
+        });
+      }
+    } catch (error) {
+      // Not recorded: the leases run out and the deliveries are sent again (at-least-once).
+      log.error("recording delivery attempts failed", { error, attempts: batch.length });
+    }
+    for (const { delivery } of batch) release(delivery);
+  }
+
+  /**
+   * One turn of work: record what finished, then claim into the freed slots. Turns are
+   * coalesced over `batchDelayMs`, so a burst of completions or of new events costs one
+   * transaction each way instead of one per delivery (DESIGN.md: batch hot-path writes).
+   */
+  function work(): void {
+    workScheduled = false;
+    flush();
+    pump();
+    notifyIdle();
+  }
+
+  function schedule(): void {
+    if (workScheduled) return;
+    workScheduled = true;
+    setTimeout(work, batchDelayMs);
+  }
+
+  function releaseLeases(abandoned: ClaimedDelivery[]): void {
+    if (abandoned.length === 0) return;
+    try {
+      db.update(deliveries)
+        .set({ nextAttemptAt: clock.now(), leaseExpiresAt: null })
+        .where(
+          and(
+            inArray(
+              deliveries.id,
+              abandoned.map((d) => d.id),
+            ),
+            eq(deliveries.status, "pending"),
+          ),
+        )
+        .run();
+    } catch (error) {
+      log.error("releasing delivery leases failed; they expire on their own", { error });
+    }
+  }
+
+  return {
+    name: "webhook-dispatcher",
+    start() {
+      unsubscribe = options.outbox?.subscribe(schedule);
+      if (options.schedule !== false) {
+        cron = new Cron("* * * * * *", { protect: true }, schedule);
+      }
+      schedule();
+    },
+    wake: schedule,
+    async runDue() {
+      const before = attempts;
+      for (;;) {
+        const claimed = pump();
+        await idle();
+        if (claimed === 0 && inFlight === 0) return attempts - before;
+      }
+    },
+    inFlight: () => inFlight,
+    async stop() {
+      stopping = true;
+      unsubscribe?.();
+      cron?.stop();
+      const grace = Math.min(options.stopGraceMs ?? stopGraceMs, deliveryTimeoutMs);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        idle(),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, grace);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (finished.length > 0) flush();
+      const abandoned = [...running.values()];
+      for (const delivery of abandoned) release(delivery);
+      releaseLeases(abandoned);
+      notifyIdle();
+      if (abandoned.length > 0)
+        log.info("released unfinished deliveries for the next start", {
+          deliveries: abandoned.length,
+        });
+      sender.close();
+    },
+  };
+}

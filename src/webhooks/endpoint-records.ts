@@ -1,0 +1,85 @@
+// Reading endpoints: the public view (never the secret, its hash or salt) and the scoped
+// lookup every endpoint action starts with.
+import { and, asc, eq } from "drizzle-orm";
+import type { DbOrTx } from "../db/open.ts";
+import { type EndpointStatus, webhookEndpoints } from "../db/schema.ts";
+import { ApiError } from "../http/errors.ts";
+import { isUuid } from "../ids.ts";
+
+export type EndpointRow = typeof webhookEndpoints.$inferSelect;
+
+/**
+ * Which endpoint an action is about. The portal passes the signed-in account, so another
+ * account's endpoint answers 404 (never 403: existence is not revealed); the operator CLI
+ * leaves it out.
+ */
+export interface EndpointRef {
+  endpointId: string;
+  serviceAccountId?: string;
+}
+
+export interface EndpointView {
+  id: string;
+  serviceAccountId: string;
+  url: string;
+  description: string | null;
+  status: EndpointStatus;
+  verified: boolean;
+  verifiedAt: string | null;
+  /** Consecutive failed delivery attempts across all the endpoint's events (spec 2). */
+  failureCount: number;
+  disabledReason: string | null;
+  disabledAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function endpointView(row: EndpointRow): EndpointView {
+  return {
+    id: row.id,
+    serviceAccountId: row.serviceAccountId,
+    url: row.url,
+    description: row.description,
+    status: row.status,
+    verified: row.verifiedAt !== null,
+    verifiedAt: row.verifiedAt?.toISOString() ?? null,
+    failureCount: row.failureCount,
+    disabledReason: row.disabledReason,
+    disabledAt: row.disabledAt?.toISOString() ?? null,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+export function findEndpoint(db: DbOrTx, ref: EndpointRef): EndpointRow {
+  const notFound = new ApiError("not_found", `No webhook endpoint ${ref.endpointId}.`);
+  if (!isUuid(ref.endpointId)) throw notFound;
+  const row = db
+    .select()
+    .from(webhookEndpoints)
+    .where(
+      ref.serviceAccountId === undefined
+        ? eq(webhookEndpoints.id, ref.endpointId)
+        : and(
+            eq(webhookEndpoints.id, ref.endpointId),
+            eq(webhookEndpoints.serviceAccountId, ref.serviceAccountId),
+          ),
+    )
+    .get();
+  if (!row) throw notFound;
+  return row;
+}
+
+export function getEndpoint(db: DbOrTx, ref: EndpointRef): EndpointView {
+  return endpointView(findEndpoint(db, ref));
+}
+
+export function listEndpoints(db: DbOrTx, serviceAccountId: string): EndpointView[] {
+  return db
+    .select()
+    .from(webhookEndpoints)
+    .where(eq(webhookEndpoints.serviceAccountId, serviceAccountId))
+    .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id))
+    .all()
+    .map(endpointView);
+}

@@ -1,0 +1,136 @@
+// Registering an endpoint and rotating its secret (spec 2, 3, 8). The signing secret is shown
+// once, here; afterwards only its salt and hash exist (DESIGN.md "Signing secrets").
+import { count, eq } from "drizzle-orm";
+import { z } from "zod";
+import type { Clock } from "../clock.ts";
+import type { MasterKey } from "../crypto/master-key.ts";
+import type { Db, DbOrTx } from "../db/open.ts";
+import { serviceAccounts, webhookEndpoints } from "../db/schema.ts";
+import { ApiError } from "../http/errors.ts";
+import { newId } from "../ids.ts";
+import type { WebhookContext } from "./context.ts";
+import {
+  type EndpointRef,
+  type EndpointView,
+  endpointView,
+  findEndpoint,
+} from "./endpoint-records.ts";
+import { parseEndpointUrl, validateEndpointUrl } from "./endpoint-url.ts";
+import { consumeRegistration } from "./limits.ts";
+import { issueSigningSecret } from "./secrets.ts";
+
+/** Spec 2: at most 3 endpoints per account. */
+export const maxEndpointsPerAccount = 3;
+export const maxDescriptionLength = 200;
+
+export const registerEndpointInput = z.object({
+  serviceAccountId: z.string(),
+  url: z.string(),
+  description: z
+    .string()
+    .trim()
+    .max(maxDescriptionLength, `description must be at most ${maxDescriptionLength} characters`)
+    .optional(),
+});
+export type RegisterEndpointInput = z.input<typeof registerEndpointInput>;
+
+export interface EndpointWithSecret {
+  endpoint: EndpointView;
+  /** `whsec_...`, returned exactly once (at registration or rotation). */
+  signingSecret: string;
+}
+
+function endpointCount(db: DbOrTx, serviceAccountId: string): number {
+  return (
+    db
+      .select({ n: count() })
+      .from(webhookEndpoints)
+      .where(eq(webhookEndpoints.serviceAccountId, serviceAccountId))
+      .get()?.n ?? 0
+  );
+}
+
+function refuseOverCap(): never {
+  throw new ApiError(
+    "limit_exceeded",
+    `An account can have at most ${maxEndpointsPerAccount} webhook endpoints; remove one before adding another.`,
+  );
+}
+
+/**
+ * Registers a webhook endpoint: URL rules and SSRF guard, 3 per account, 10 registrations per
+ * hour per account (counted once the URL's shape is acceptable, before it is resolved, so the
+ * limit also bounds the DNS lookups an account can make us do). New endpoints are active but
+ * unverified: they receive only test and verification sends until verified.
+ */
+export async function registerEndpoint(
+  ctx: Pick<WebhookContext, "db" | "clock" | "config" | "masterKey" | "resolve">,
+  input: RegisterEndpointInput,
+): Promise<EndpointWithSecret> {
+  const parsed = registerEndpointInput.safeParse(input);
+  if (!parsed.success) throw new ApiError("invalid_request", `${parsed.error.issues[0]?.message}.`);
+  const { serviceAccountId, description } = parsed.data;
+  const { db, clock } = ctx;
+  const owner = db
+    .select({ id: serviceAccounts.id })
+    .from(serviceAccounts)
+    .where(eq(serviceAccounts.id, serviceAccountId))
+    .get();
+  if (!owner) throw new ApiError("not_found", `No service account ${serviceAccountId}.`);
+  const options = { allowPrivate: ctx.config.unsafeAllowPrivateTargets };
+  // Cheap shape checks first, so a typo costs neither the hourly budget nor a lookup.
+  parseEndpointUrl(parsed.data.url, options);
+  if (endpointCount(db, serviceAccountId) >= maxEndpointsPerAccount) refuseOverCap();
+  consumeRegistration(db, clock, serviceAccountId);
+  const url = await validateEndpointUrl(parsed.data.url, ctx.resolve, options);
+
+  const id = newId();
+  const secret = issueSigningSecret(ctx.masterKey, id);
+  const row = db.transaction(
+    (tx) => {
+      // Re-counted inside the write transaction: two registrations racing cannot both pass.
+      if (endpointCount(tx, serviceAccountId) >= maxEndpointsPerAccount) refuseOverCap();
+      const now = clock.now();
+      return tx
+        .insert(webhookEndpoints)
+        .values({
+          id,
+          serviceAccountId,
+          url: url.href,
+          description: description || null,
+          secretSalt: secret.salt,
+          secretHash: secret.hash,
+          status: "active",
+          verifiedAt: null,
+          failureCount: 0,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning()
+        .get();
+    },
+    { behavior: "immediate" },
+  );
+  return { endpoint: endpointView(row), signingSecret: secret.secret };
+}
+
+/**
+ * Issues a new signing secret (spec 3: the old one stops verifying the instant the new one is
+ * issued). Every attempt derives the secret from the stored salt, so the next attempt, retries
+ * included, is signed with the new secret.
+ */
+export function rotateEndpointSecret(
+  ctx: { db: Db; clock: Clock; masterKey: MasterKey },
+  ref: EndpointRef,
+): EndpointWithSecret {
+  const endpoint = findEndpoint(ctx.db, ref);
+  const secret = issueSigningSecret(ctx.masterKey, endpoint.id);
+  const row = ctx.db
+    .update(webhookEndpoints)
+    .set({ secretSalt: secret.salt, secretHash: secret.hash, updatedAt: ctx.clock.now() })
+    .where(eq(webhookEndpoints.id, endpoint.id))
+    .returning()
+    .get();
+  if (!row) throw new ApiError("not_found", `No webhook endpoint ${ref.endpointId}.`);
+  return { endpoint: endpointView(row), signingSecret: secret.secret };
+}

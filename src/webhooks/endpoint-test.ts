@@ -1,0 +1,14 @@
+// Spec 3 "portal: Test": a webhook.test event, sent once, to any endpoint (unverified
+// included); the portal shows the receiver's status code and response time.
+import type { WebhookContext } from "./context.ts";
+import { type EndpointRef, findEndpoint } from "./endpoint-records.ts";
+import { buildEvent } from "./events.ts";
+import { consumeSend } from "./limits.ts";
+import { type OneOffSendView, sendOnce } from "./one-off-send.ts";
+
+export async function testEndpoint(ctx: WebhookContext, ref: EndpointRef): Promise<OneOffSendView> {
+  const endpoint = findEndpoint(ctx.db, ref);
+  consumeSend(ctx.db, ctx.clock, endpoint.serviceAccountId);
+  const built = buildEvent("webhook.test", { endpoint_id: endpoint.id }, ctx.clock.now());
+  return sendOnce(ctx, endpoint, built, built.body);
+}

@@ -1,0 +1,95 @@
+// Registration rules for a webhook URL (spec 2 "Webhook endpoint", 4 "Requirements on a
+// registered endpoint", 7): HTTPS on 443, no credentials, public addresses only. Decimal,
+// octal, hex and short IPv4 spellings are normalised by the WHATWG URL parser before the
+// address check, so `https://2130706433/` is judged as 127.0.0.1.
+import { ApiError } from "../http/errors.ts";
+import { checkAddress, isIpLiteral } from "./address-guard.ts";
+import { ResolveError, type Resolver, resolveAll } from "./resolver.ts";
+
+export const maxUrlLength = 2048;
+
+export interface UrlRuleOptions {
+  /** `unsafeAllowPrivateTargets`: loopback/private addresses and any port (tests, development). */
+  allowPrivate: boolean;
+}
+
+function refuse(message: string): never {
+  throw new ApiError("invalid_url", message);
+}
+
+/** Checks the URL's shape and returns it normalised; throws ApiError invalid_url. */
+export function parseEndpointUrl(input: string, options: UrlRuleOptions): URL {
+  const text = input.trim();
+  if (text.length === 0) refuse("url is required.");
+  if (text.length > maxUrlLength) refuse(`url must be at most ${maxUrlLength} characters.`);
+  if (!URL.canParse(text)) refuse(`url "${text}" is not a valid absolute URL.`);
+  const url = new URL(text);
+  if (url.protocol !== "https:") {
+    refuse(
+      `url must use https://; ${url.protocol.replace(/:$/, "")} is refused (plain HTTP is never allowed).`,
+    );
+  }
+  if (url.username || url.password) refuse("url must not contain a user name or password.");
+  if (url.hash) refuse("url must not have a #fragment (it is never sent to the server).");
+  // URL drops an explicit :443 for https, so any port left here is a non-standard one.
+  if (url.port !== "" && !options.allowPrivate) {
+    refuse(`url must use port 443; port ${url.port} is refused.`);
+  }
+  if (!isIpLiteral(url.hostname) && !url.hostname.includes(".") && !options.allowPrivate) {
+    refuse(`url host "${url.hostname}" is not a public host name.`);
+  }
+  return url;
+}
+
+/** The name to resolve, or the literal address, of a parsed URL (IPv6 without brackets). */
+export function urlHostAddress(url: URL): { literal: boolean; host: string } {
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  return { literal: isIpLiteral(url.hostname), host };
+}
+
+export class BlockedAddressError extends Error {
+  override name = "BlockedAddressError";
+}
+
+/**
+ * Resolves the URL's host and checks every address (spec 4: public only). Returns the checked
+ * addresses (IPv4-mapped ones as plain IPv4), the only ones a delivery may connect to. Throws ResolveError or
+ * BlockedAddressError with a message that names the address and its range.
+ */
+export async function resolveCheckedAddresses(
+  url: URL,
+  resolve: Resolver,
+  options: UrlRuleOptions,
+): Promise<string[]> {
+  const { literal, host } = urlHostAddress(url);
+  const addresses = literal ? [host] : await resolveAll(resolve, host);
+  const checked: string[] = [];
+  for (const address of addresses) {
+    const verdict = checkAddress(address, { allowPrivate: options.allowPrivate });
+    if (!verdict.allowed) {
+      const via = literal ? "" : `${host} resolves to `;
+      throw new BlockedAddressError(
+        `${via}${verdict.reason}; webhook URLs must be publicly reachable.`,
+      );
+    }
+    checked.push(verdict.dialAddress);
+  }
+  return checked;
+}
+
+/** Registration: the URL's rules plus its resolution, as one ApiError invalid_url on failure. */
+export async function validateEndpointUrl(
+  input: string,
+  resolve: Resolver,
+  options: UrlRuleOptions,
+): Promise<URL> {
+  const url = parseEndpointUrl(input, options);
+  try {
+    await resolveCheckedAddresses(url, resolve, options);
+  } catch (error) {
+    if (error instanceof BlockedAddressError) refuse(`url refused: ${error.message}`);
+    if (error instanceof ResolveError) refuse(`url refused: ${error.message}.`);
+    throw error;
+  }
+  return url;
+}

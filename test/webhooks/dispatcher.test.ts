@@ -1,0 +1,480 @@
+// The delivery engine (spec 3, 6, 8; issue 5 "Delivery engine") against real HTTPS receivers
+// on loopback, with a fake clock deciding what is due.
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { deliveries, deliveryAttempts, mailOutbox, webhookEndpoints } from "../../src/db/schema.ts";
+import { createLogger, silentLogger } from "../../src/log.ts";
+import { listDeliveries } from "../../src/webhooks/delivery-log.ts";
+import {
+  createDispatcher,
+  type Dispatcher,
+  type DispatcherOptions,
+  deliveryLeaseMs,
+} from "../../src/webhooks/dispatcher.ts";
+import { getEndpoint } from "../../src/webhooks/endpoint-records.ts";
+import {
+  registerEndpoint,
+  rotateEndpointSecret,
+} from "../../src/webhooks/endpoint-registration.ts";
+import { enableEndpoint, removeEndpoint } from "../../src/webhooks/endpoint-state.ts";
+import { recordAccountEvent } from "../../src/webhooks/events.ts";
+import { retryDelaysMs } from "../../src/webhooks/retry-schedule.ts";
+import { senderFromConfig } from "../../src/webhooks/sender.ts";
+import { freePort } from "../support/binary.ts";
+import { loopbackNames } from "../support/pki.ts";
+import {
+  acceptVerification,
+  neverAnswer,
+  type Receiver,
+  startReceiver,
+} from "../support/receiver.ts";
+import { verifyWebhook } from "../support/webhook-verifier.ts";
+import {
+  createWebhookSetup,
+  registerVerified,
+  testCertificates,
+  type WebhookSetup,
+} from "../support/webhooks.ts";
+
+const accountUuid = "5b0c1f7e-8f2a-4d59-9a51-0d6f3c2b1a90";
+const cleanups: (() => unknown)[] = [];
+let ok: Receiver;
+
+beforeAll(async () => {
+  ok = startReceiver((await testCertificates()).cert);
+});
+afterAll(() => ok.stop());
+afterEach(async () => {
+  for (const fn of cleanups.splice(0).reverse()) await fn();
+});
+
+async function setup(options: Parameters<typeof createWebhookSetup>[0] = {}) {
+  const s = await createWebhookSetup(options);
+  cleanups.push(() => s.close());
+  return s;
+}
+
+/**
+ * A receiver that answers verification sends with 200 (so endpoints can be verified) and
+ * everything else with `handler`.
+ */
+async function receiver(handler?: Parameters<typeof startReceiver>[1]) {
+  const r = startReceiver((await testCertificates()).cert, handler && acceptVerification(handler));
+  cleanups.push(() => r.stop());
+  return r;
+}
+
+function dispatcher(
+  s: WebhookSetup,
+  options: Partial<DispatcherOptions> & { timeoutMs?: number } = {},
+): Dispatcher {
+  const { timeoutMs, ...rest } = options;
+  const d = createDispatcher({
+    database: s.services.database,
+    clock: s.clock,
+    log: silentLogger,
+    masterKey: s.services.masterKey,
+    sender: senderFromConfig(s.services.config, s.clock, {
+      resolve: s.ctx.resolve,
+      ...(timeoutMs ? { timeoutMs } : {}),
+    }),
+    concurrency: 16,
+    endpointConcurrency: 8,
+    schedule: false,
+    stopGraceMs: 50,
+    ...rest,
+  });
+  cleanups.push(() => d.stop());
+  return d;
+}
+
+function raise(s: WebhookSetup, count = 1): string[] {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const recorded = s.services.db.transaction((tx) =>
+      recordAccountEvent(tx, s.clock, {
+        serviceAccountId: s.accountId,
+        type: "account.transactions.available",
+        data: { account_id: accountUuid, fetched_at: s.clock.now().toISOString(), new_count: 2 },
+      }),
+    );
+    ids.push(recorded.eventId);
+  }
+  return ids;
+}
+
+function endpointRow(s: WebhookSetup, id: string) {
+  return s.services.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id)).get();
+}
+
+describe("retries (spec 6: 1 min, 5 min, 30 min, 2 h, 12 h, 24 h after the previous attempt, then dropped)", () => {
+  test("the exact schedule under a fake clock, same event id, fresh timestamp and signature each time", async () => {
+    const failing = await receiver(() => new Response(null, { status: 500 }));
+    const s = await setup();
+    const { endpoint, signingSecret } = await registerVerified(s, failing);
+    const before = failing.requests.length;
+    const d = dispatcher(s);
+    const start = s.clock.now().getTime();
+    const [eventId] = raise(s);
+    expect(await d.runDue()).toBe(1);
+    const expected = [start];
+    for (const delay of retryDelaysMs) {
+      s.clock.advance(delay - 1);
+      expect(await d.runDue()).toBe(0);
+      const [pending] = listDeliveries(s.services.db, { eventId: eventId as string });
+      expect(pending?.status).toBe("pending");
+      expect(pending?.nextAttemptAt).toBe(new Date(s.clock.now().getTime() + 1).toISOString());
+      s.clock.advance(1);
+      expect(await d.runDue()).toBe(1);
+      expected.push(s.clock.now().getTime());
+    }
+    const [dropped] = listDeliveries(s.services.db, { eventId: eventId as string });
+    expect(dropped?.status).toBe("dropped");
+    expect(dropped?.nextAttemptAt).toBeNull();
+    expect(dropped?.attempts.map((a) => new Date(a.at).getTime())).toEqual(expected);
+    expect(dropped?.attempts.map((a) => a.number)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(
+      dropped?.attempts.every((a) => a.statusCode === 500 && a.errorClass === "http_status"),
+    ).toBe(true);
+    expect(expected.map((t) => (t - start) / 60_000)).toEqual([0, 1, 6, 36, 156, 876, 2316]);
+
+    s.clock.advance(48 * 60 * 60_000);
+    expect(await d.runDue()).toBe(0);
+
+    const sent = failing.requests.slice(before);
+    expect(sent).toHaveLength(7);
+    expect(new Set(sent.map((r) => r.headers["svc-webhook-id"]))).toEqual(new Set([eventId]));
+    expect(new Set(sent.map((r) => r.headers["svc-webhook-timestamp"])).size).toBe(7);
+    expect(new Set(sent.map((r) => r.headers["svc-webhook-signature"])).size).toBe(7);
+    for (const [i, r] of sent.entries()) {
+      expect(
+        verifyWebhook({
+          secret: signingSecret,
+          headers: r.headers,
+          rawBody: r.body,
+          nowSeconds: Math.floor((expected[i] as number) / 1000),
+        }).ok,
+      ).toBe(true);
+    }
+    expect(getEndpoint(s.services.db, { endpointId: endpoint.id }).failureCount).toBe(7);
+  });
+
+  test("a success ends the delivery: no more attempts", async () => {
+    const s = await setup();
+    await registerVerified(s, ok, "/once");
+    const d = dispatcher(s);
+    const [eventId] = raise(s);
+    expect(await d.runDue()).toBe(1);
+    s.clock.advance(48 * 60 * 60_000);
+    expect(await d.runDue()).toBe(0);
+    const [delivery] = listDeliveries(s.services.db, { eventId: eventId as string });
+    expect(delivery).toMatchObject({ status: "succeeded", attemptCount: 1, lastStatusCode: 200 });
+    expect(delivery?.attempts[0]).toMatchObject({
+      number: 1,
+      outcome: "succeeded",
+      statusCode: 200,
+    });
+  });
+});
+
+describe("failure streak and disabling (spec 3, 6: at 20 in a row disabled, one success resets)", () => {
+  test("19 failures leave it active; the 20th disables it with reason and date, cancels pending deliveries and e-mails the owner", async () => {
+    const failing = await receiver(() => new Response(null, { status: 503 }));
+    const s = await setup();
+    const { endpoint } = await registerVerified(s, failing);
+    const d = dispatcher(s);
+    raise(s, 19);
+    expect(await d.runDue()).toBe(19);
+    expect(endpointRow(s, endpoint.id)).toMatchObject({ status: "active", failureCount: 19 });
+    expect(s.services.db.select().from(mailOutbox).all()).toHaveLength(0);
+
+    s.clock.advance(1000);
+    raise(s);
+    expect(await d.runDue()).toBe(1);
+    const disabled = getEndpoint(s.services.db, { endpointId: endpoint.id });
+    expect(disabled).toMatchObject({ status: "disabled", failureCount: 20 });
+    expect(disabled.disabledReason).toContain("20 consecutive failed deliveries");
+    expect(disabled.disabledReason).toContain("503");
+    expect(disabled.disabledAt).toBe(s.clock.now().toISOString());
+    const states = s.services.db.select({ status: deliveries.status }).from(deliveries).all();
+    expect(states.filter((r) => r.status === "pending")).toHaveLength(0);
+    expect(states.filter((r) => r.status === "cancelled")).toHaveLength(20);
+    const mail = s.services.db.select().from(mailOutbox).all();
+    expect(mail).toHaveLength(1);
+    expect(mail[0]?.toAddress).toBe(s.ownerEmail);
+    expect(mail[0]?.body).toContain(endpoint.id);
+
+    // Sending stops: no retry goes out and new events queue nothing.
+    s.clock.advance(60 * 60_000);
+    expect(raise(s).length).toBe(1);
+    expect(await d.runDue()).toBe(0);
+
+    // Enable clears the state and the count; nothing raised meanwhile is replayed.
+    expect(enableEndpoint(s.services.db, s.clock, { endpointId: endpoint.id })).toMatchObject({
+      status: "active",
+      failureCount: 0,
+    });
+    expect(await d.runDue()).toBe(0);
+  });
+
+  test("one success resets the count to 0 at any point in a failure run", async () => {
+    let status = 500;
+    const flaky = await receiver(() => new Response(null, { status }));
+    const s = await setup();
+    const { endpoint } = await registerVerified(s, flaky);
+    const d = dispatcher(s, { endpointConcurrency: 1 });
+    raise(s, 19);
+    await d.runDue();
+    expect(endpointRow(s, endpoint.id)?.failureCount).toBe(19);
+    status = 200;
+    raise(s);
+    await d.runDue();
+    expect(endpointRow(s, endpoint.id)).toMatchObject({ status: "active", failureCount: 0 });
+    status = 500;
+    raise(s, 19);
+    await d.runDue();
+    expect(endpointRow(s, endpoint.id)).toMatchObject({ status: "active", failureCount: 19 });
+  });
+
+  test("every failure kind counts: refused, self-signed, expired, wrong name, timeout, 3xx (not followed), 4xx, 5xx", async () => {
+    const { pki, cert } = await testCertificates();
+    const s = await setup({ resolve: async () => ["127.0.0.1"] });
+    const { endpoint } = await registerVerified(s, ok, "/kinds");
+    const d = dispatcher(s, { timeoutMs: 300 });
+    const serve = async (certFiles: typeof cert, handler?: Parameters<typeof startReceiver>[1]) => {
+      const r = startReceiver(certFiles, handler);
+      cleanups.push(() => r.stop());
+      return r;
+    };
+    const redirect = await serve(
+      cert,
+      () => new Response(null, { status: 302, headers: { location: "/followed" } }),
+    );
+    const kinds: [string, string, string][] = [
+      ["refused", `https://127.0.0.1:${await freePort()}/`, "connect"],
+      ["self-signed", (await serve(await pki.selfSigned(loopbackNames))).url(), "tls"],
+      ["expired", (await serve(await pki.issue(loopbackNames, { expired: true }))).url(), "tls"],
+      [
+        "wrong name",
+        `https://hooks.example.test:${(await serve(await pki.issue(["elsewhere.example.test"]))).port}/`,
+        "tls",
+      ],
+      ["timeout", (await serve(cert, neverAnswer)).url(), "timeout"],
+      ["3xx", redirect.url("/moved"), "redirect"],
+      ["4xx", (await serve(cert, () => new Response(null, { status: 404 }))).url(), "http_status"],
+      ["5xx", (await serve(cert, () => new Response(null, { status: 502 }))).url(), "http_status"],
+    ];
+    for (const [i, [kind, url, errorClass]] of kinds.entries()) {
+      s.services.db
+        .update(webhookEndpoints)
+        .set({ url })
+        .where(eq(webhookEndpoints.id, endpoint.id))
+        .run();
+      const [eventId] = raise(s);
+      expect(await d.runDue()).toBe(1);
+      const [delivery] = listDeliveries(s.services.db, { eventId: eventId as string });
+      expect({ kind, errorClass: delivery?.attempts[0]?.errorClass }).toEqual({ kind, errorClass });
+      expect(endpointRow(s, endpoint.id)?.failureCount).toBe(i + 1);
+    }
+    expect(redirect.requests.map((r) => r.path)).toEqual(["/moved"]);
+  });
+});
+
+describe("rotation (spec 3: the next attempt, retries included, uses the new secret)", () => {
+  test("a retry after rotation is signed with the new secret and no longer verifies with the old one", async () => {
+    let status = 500;
+    const r = await receiver(() => new Response(null, { status }));
+    const s = await setup();
+    const { endpoint, signingSecret: oldSecret } = await registerVerified(s, r);
+    const d = dispatcher(s);
+    const before = r.requests.length;
+    raise(s);
+    await d.runDue();
+    const { signingSecret: newSecret } = rotateEndpointSecret(s.ctx, { endpointId: endpoint.id });
+    status = 200;
+    s.clock.advance(60_000);
+    expect(await d.runDue()).toBe(1);
+    const [first, retry] = r.requests.slice(before);
+    const now = Math.floor(s.clock.now().getTime() / 1000);
+    const check = (req: typeof first, secret: string) =>
+      verifyWebhook({
+        secret,
+        headers: req?.headers ?? {},
+        rawBody: req?.body ?? "",
+        nowSeconds: now,
+      }).ok;
+    expect(check(first, oldSecret)).toBe(true);
+    expect(check(retry, newSecret)).toBe(true);
+    expect(check(retry, oldSecret)).toBe(false);
+    expect(retry?.headers["svc-webhook-id"]).toBe(first?.headers["svc-webhook-id"] as string);
+  });
+});
+
+describe("SSRF at delivery time (DNS rebinding)", () => {
+  test("a name that resolved public at registration and private at delivery is refused without connecting", async () => {
+    let lookups = 0;
+    const s = await setup({
+      config: { unsafeAllowPrivateTargets: false },
+      resolve: async () => (++lookups === 1 ? ["93.184.216.34"] : ["127.0.0.1"]),
+    });
+    const { endpoint } = await registerEndpoint(s.ctx, {
+      serviceAccountId: s.accountId,
+      url: "https://hooks.example.com/in",
+    });
+    // Verified by hand: a verification send would connect to the public address.
+    s.services.db
+      .update(webhookEndpoints)
+      .set({ verifiedAt: s.clock.now() })
+      .where(eq(webhookEndpoints.id, endpoint.id))
+      .run();
+    const d = dispatcher(s);
+    const [eventId] = raise(s);
+    expect(await d.runDue()).toBe(1);
+    const [delivery] = listDeliveries(s.services.db, { eventId: eventId as string });
+    expect(delivery?.attempts[0]).toMatchObject({
+      errorClass: "blocked_address",
+      statusCode: null,
+    });
+    expect(delivery?.attempts[0]?.error).toContain("127.0.0.1 is a loopback address");
+    expect(lookups).toBe(2);
+  });
+});
+
+describe("concurrency caps", () => {
+  test("a slow endpoint gets at most endpointConcurrency sends at once and does not hold up another endpoint", async () => {
+    const slow = await receiver(async () => {
+      await Bun.sleep(300);
+      return new Response(null, { status: 200 });
+    });
+    const s = await setup();
+    await registerVerified(s, slow, "/slow");
+    await registerVerified(s, ok, "/fast");
+    const okBefore = ok.requests.length;
+    const d = dispatcher(s, { concurrency: 8, endpointConcurrency: 2 });
+    raise(s, 6);
+    const run = d.runDue();
+    await ok.waitFor(okBefore + 6, 2_000);
+    // The fast endpoint got all six while the slow one was still on its first two.
+    const slowEvents = slow.requests.filter((q) => JSON.parse(q.body).type !== "webhook.verify");
+    expect(slowEvents.length).toBeLessThanOrEqual(2);
+    await run;
+    expect(slow.maxOpen()).toBe(2);
+  });
+
+  test("the global cap bounds all sends in flight", async () => {
+    let open = 0;
+    let maxOpen = 0;
+    const handler = async () => {
+      open++;
+      maxOpen = Math.max(maxOpen, open);
+      await Bun.sleep(100);
+      open--;
+      return new Response(null, { status: 200 });
+    };
+    const a = await receiver(handler);
+    const b = await receiver(handler);
+    const s = await setup();
+    await registerVerified(s, a);
+    await registerVerified(s, b);
+    const d = dispatcher(s, { concurrency: 3, endpointConcurrency: 8 });
+    raise(s, 5);
+    expect(await d.runDue()).toBe(10);
+    expect(maxOpen).toBe(3);
+  });
+});
+
+describe("durability (DESIGN.md: claimed with a lease, at-least-once)", () => {
+  test("a dispatcher that dies mid-send leaves the delivery to be re-sent once its lease runs out", async () => {
+    let answer = false;
+    const r = await receiver(async () => {
+      if (answer) return new Response(null, { status: 200 });
+      return neverAnswer({} as never);
+    });
+    const s = await setup();
+    await registerVerified(s, r);
+    const before = r.requests.length;
+    const dead = dispatcher(s);
+    const [eventId] = raise(s);
+    void dead.runDue();
+    await r.waitFor(before + 1);
+    // "Crash": the first dispatcher never records anything. A second one takes over.
+    answer = true;
+    const next = dispatcher(s);
+    expect(await next.runDue()).toBe(0);
+    s.clock.advance(deliveryLeaseMs);
+    expect(await next.runDue()).toBe(1);
+    const [delivery] = listDeliveries(s.services.db, { eventId: eventId as string });
+    expect(delivery).toMatchObject({ status: "succeeded", attemptCount: 1 });
+    expect(r.requests.slice(before).map((q) => q.headers["svc-webhook-id"])).toEqual([
+      eventId,
+      eventId,
+    ]);
+    await dead.stop();
+    expect(listDeliveries(s.services.db, { eventId: eventId as string })[0]?.status).toBe(
+      "succeeded",
+    );
+  });
+
+  test("stop releases the leases of sends still under way, so the next start sends them at once", async () => {
+    const r = await receiver(neverAnswer);
+    const s = await setup();
+    await registerVerified(s, r);
+    const before = r.requests.length;
+    const first = dispatcher(s);
+    const [eventId] = raise(s);
+    void first.runDue();
+    await r.waitFor(before + 1);
+    await first.stop();
+    const row = s.services.db
+      .select()
+      .from(deliveries)
+      .where(eq(deliveries.eventId, eventId as string))
+      .get();
+    expect(row).toMatchObject({ status: "pending", attemptCount: 0, leaseExpiresAt: null });
+    expect(row?.nextAttemptAt?.getTime()).toBe(s.clock.now().getTime());
+    expect(
+      s.services.db
+        .select()
+        .from(deliveryAttempts)
+        .where(eq(deliveryAttempts.deliveryId, row?.id as string))
+        .all(),
+    ).toEqual([]);
+    r.respond(() => new Response(null, { status: 200 }));
+    expect(await dispatcher(s).runDue()).toBe(1);
+  });
+
+  test("an endpoint removed while its delivery is under way: the late result is dropped quietly", async () => {
+    let answer: (() => void) | undefined;
+    const r = await receiver(
+      () =>
+        new Promise<Response>((resolve) => {
+          answer = () => resolve(new Response(null, { status: 200 }));
+        }),
+    );
+    const s = await setup();
+    const { endpoint } = await registerVerified(s, r);
+    const before = r.requests.length;
+    const lines: string[] = [];
+    const d = dispatcher(s, { log: createLogger({ write: (line) => lines.push(line) }) });
+    raise(s);
+    const run = d.runDue();
+    await r.waitFor(before + 1);
+    removeEndpoint(s.services.db, { endpointId: endpoint.id });
+    answer?.();
+    expect(await run).toBe(1);
+    expect(s.services.db.select().from(deliveries).all()).toEqual([]);
+    expect(s.services.db.select().from(deliveryAttempts).all()).toEqual([]);
+    expect(lines.filter((line) => line.includes('"level":"error"'))).toEqual([]);
+  });
+
+  test("an event committed in this process is sent at once through the outbox signal (no tick, no runDue)", async () => {
+    const s = await setup();
+    await registerVerified(s, ok, "/wake");
+    const before = ok.requests.length;
+    const d = dispatcher(s, { outbox: s.services.outbox });
+    d.start();
+    raise(s);
+    s.services.outbox.notify();
+    await ok.waitFor(before + 1, 2_000);
+  });
+});
