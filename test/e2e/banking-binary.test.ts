@@ -37,6 +37,31 @@ describe("compiled binary: sandbox bank", () => {
       expect(types).toContain("account.transactions.available");
       expect(types).toContain("account.balance.updated");
       expect(types.filter((t: string) => t === "connection.status.changed")).toHaveLength(3);
+
+      // The same data through /v1, read with a key of the account.
+      const created = await run(binary, ["keys", "create", "--account", accountId, "--json"], cwd);
+      const auth = { Authorization: `Bearer ${JSON.parse(created.stdout).key}` };
+      const v1 = async (path: string) => {
+        const response = await fetch(`${server.baseUrl}/v1${path}`, { headers: auth });
+        expect(response.status).toBe(200);
+        return response.json();
+      };
+      const accounts = await v1("/accounts");
+      expect(accounts.data.length).toBeGreaterThanOrEqual(2);
+      const first = accounts.data[0];
+      expect(first.connection_id).toBe(connection.id);
+      const balance = await v1(`/accounts/${first.account_id}/balance`);
+      expect(balance.current).toMatch(/^-?\d+\.\d{2}$/);
+      const balanceEvent = JSON.parse(events.stdout).find(
+        (e: { type: string; envelope: { data: { account_id: string } } }) =>
+          e.type === "account.balance.updated" && e.envelope.data.account_id === first.account_id,
+      );
+      expect(balanceEvent.envelope.data.fetched_at).toBe(balance.fetched_at);
+      const transactions = await v1(`/accounts/${first.account_id}/transactions?limit=5`);
+      expect(transactions.data).toHaveLength(5);
+      expect(transactions.next_cursor).toEqual(expect.any(String));
+      const connections = await v1("/connections");
+      expect(connections.data[0]).toMatchObject({ connection_id: connection.id, status: "linked" });
     } finally {
       expect(await server.stop()).toBe(0);
     }
