@@ -1,8 +1,7 @@
 // `svc endpoints ...`: the portal's endpoint actions for operators and scripts. Each command
 // parses, calls one feature function from src/webhooks, and prints.
 import type { Command } from "commander";
-import type { Services } from "../services.ts";
-import { type WebhookContext, webhookContext } from "../webhooks/context.ts";
+import { withWebhookContext } from "../webhooks/context.ts";
 import { type EndpointView, listEndpoints } from "../webhooks/endpoint-records.ts";
 import {
   type EndpointWithSecret,
@@ -54,19 +53,6 @@ function describeSend(result: OneOffSendView): string {
   ].join("\n");
 }
 
-/** Runs `fn` with the webhook context and releases its connections afterwards. */
-async function withWebhooks<T>(
-  services: Services,
-  fn: (ctx: WebhookContext) => Promise<T> | T,
-): Promise<T> {
-  const ctx = webhookContext(services);
-  try {
-    return await fn(ctx);
-  } finally {
-    ctx.close();
-  }
-}
-
 export function registerEndpoints(program: Command, io: CliIo): void {
   const endpoints = program
     .command("endpoints")
@@ -90,7 +76,7 @@ disabled and its owner e-mailed; enable it again once the receiver is fixed.`,
     .action(
       async (options: { account: string; url: string; description?: string }, cmd: Command) => {
         await withServices(io, cmd, (services, out) =>
-          withWebhooks(services, async (ctx) => {
+          withWebhookContext(services, async (ctx) => {
             const result = await registerEndpoint(ctx, {
               serviceAccountId: options.account,
               url: options.url,
@@ -136,7 +122,7 @@ disabled and its owner e-mailed; enable it again once the receiver is fixed.`,
     .description("Send a webhook.verify event with a new 8-character code (valid 1 hour, 5 tries).")
     .action(async (id: string, _options: unknown, cmd: Command) => {
       await withServices(io, cmd, (services, out) =>
-        withWebhooks(services, async (ctx) => {
+        withWebhookContext(services, async (ctx) => {
           const result = await sendVerificationCode(ctx, { endpointId: id });
           out.result(result, () =>
             [
@@ -170,7 +156,7 @@ disabled and its owner e-mailed; enable it again once the receiver is fixed.`,
     )
     .action(async (id: string, _options: unknown, cmd: Command) => {
       await withServices(io, cmd, (services, out) =>
-        withWebhooks(services, async (ctx) => {
+        withWebhookContext(services, async (ctx) => {
           const result = await testEndpoint(ctx, { endpointId: id });
           out.result(result, () => describeSend(result));
         }),

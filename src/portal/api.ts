@@ -1,10 +1,14 @@
 // The portal's JSON API under /portal/api (session cookie auth). Each route calls the same
-// feature functions as the CLI.
+// feature functions as the CLI; owner routes are scoped to the signed-in user's account.
 import { Hono } from "hono";
 import type { Services } from "../services.ts";
 import { requireOperator, requireSession } from "./auth.ts";
 import { sessionCookie } from "./cookies.ts";
+import { connectionRoutes } from "./routes/connection-routes.ts";
+import { endpointRoutes } from "./routes/endpoint-routes.ts";
+import { keyRoutes } from "./routes/key-routes.ts";
 import { operatorRoutes } from "./routes/operator-routes.ts";
+import { overviewRoutes } from "./routes/overview-routes.ts";
 import { sessionRoutes } from "./routes/session-routes.ts";
 import { sameOriginOnWrites } from "./same-origin.ts";
 
@@ -20,6 +24,17 @@ export function createPortalApi(services: Services): Hono {
     c.header("Cache-Control", "no-store");
   });
   app.route("/", sessionRoutes(services, cookie));
+  const ownerGroups = [
+    ["/overview", overviewRoutes(services)],
+    ["/keys", keyRoutes(services)],
+    ["/endpoints", endpointRoutes(services)],
+    ["/connections", connectionRoutes(services)],
+  ] as const;
+  for (const [prefix, routes] of ownerGroups) {
+    app.use(prefix, session);
+    app.use(`${prefix}/*`, session);
+    app.route(prefix, routes);
+  }
   app.use("/operator/*", session, requireOperator);
   app.route("/operator", operatorRoutes(services));
   return app;

@@ -47,3 +47,20 @@ export function webhookContext(
     },
   };
 }
+
+/**
+ * Runs `fn` with a webhook context and releases the sender's connections afterwards. Test and
+ * verification sends are rare (10 per minute per account), so the CLI and the portal open a
+ * context per action instead of keeping connections pooled.
+ */
+export async function withWebhookContext<T>(
+  services: Pick<Services, "db" | "clock" | "config" | "masterKey" | "log">,
+  fn: (ctx: WebhookContext) => Promise<T> | T,
+): Promise<T> {
+  const ctx = webhookContext(services);
+  try {
+    return await fn(ctx);
+  } finally {
+    ctx.close();
+  }
+}

@@ -149,3 +149,35 @@ export function verifyEndpoint(
       );
   }
 }
+
+export interface PendingVerification {
+  sentAt: string;
+  expiresAt: string;
+  attemptsLeft: number;
+  /** False once the code has expired or its attempts are used up: a new code must be sent. */
+  usable: boolean;
+}
+
+/**
+ * The code waiting for an endpoint, for the portal's verify flow (attempts left and the expiry
+ * countdown); null when none was sent or the endpoint is verified. Never the code itself.
+ */
+export function pendingVerification(
+  db: Db,
+  clock: Clock,
+  endpointId: string,
+): PendingVerification | null {
+  const row = db
+    .select()
+    .from(verificationCodes)
+    .where(eq(verificationCodes.endpointId, endpointId))
+    .get();
+  if (!row) return null;
+  const attemptsLeft = Math.max(0, verificationAttempts - row.attemptsUsed);
+  return {
+    sentAt: row.createdAt.toISOString(),
+    expiresAt: row.expiresAt.toISOString(),
+    attemptsLeft,
+    usable: attemptsLeft > 0 && clock.now().getTime() < row.expiresAt.getTime(),
+  };
+}

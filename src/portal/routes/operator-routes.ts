@@ -7,7 +7,14 @@ import {
 } from "../../accounts/service-accounts.ts";
 import { createImportRoutes } from "../../banking/import/routes.ts";
 import { readJson, readQuery } from "../../http/validate.ts";
+import { listMail } from "../../mail/outbox.ts";
 import type { Services } from "../../services.ts";
+
+const mailQuery = z.object({
+  account: z.uuid("must be a service account id").optional(),
+  unsent: z.enum(["true", "false"]).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
+});
 
 /** Operator pages: every account's metadata (never a secret) and the instance settings. */
 export function operatorRoutes(services: Services): Hono {
@@ -37,6 +44,18 @@ export function operatorRoutes(services: Services): Hono {
       unsafeAllowPrivateTargets: config.unsafeAllowPrivateTargets,
     }),
   );
+
+  // The mail outbox: every e-mail the service meant to send, sent or not.
+  app.get("/mail", (c) => {
+    const query = readQuery(c, mailQuery);
+    return c.json({
+      data: listMail(db, {
+        ...(query.account ? { serviceAccountId: query.account } : {}),
+        unsentOnly: query.unsent === "true",
+        limit: query.limit ?? 100,
+      }),
+    });
+  });
 
   // Operator ingest: the same JSON document as `svc import`.
   app.route("/import", createImportRoutes(services));

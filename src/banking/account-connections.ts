@@ -1,0 +1,145 @@
+// A service account's connections as the portal's Connections page shows them: status, the
+// accounts each carries with their latest balance, and the last sync run. Every query is
+// scoped to the owner, so another account's connection is simply "not found".
+import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
+import type { Clock } from "../clock.ts";
+import type { DbOrTx } from "../db/open.ts";
+import { balances, bankAccounts, connections, syncRuns } from "../db/schema.ts";
+import { ApiError } from "../http/errors.ts";
+import { isUuid } from "../ids.ts";
+import { assertServiceAccount } from "./connections.ts";
+import { createProviders } from "./provider.ts";
+import type { ConnectionRow } from "./status.ts";
+
+export interface AccountBalanceView {
+  current: string;
+  available: string | null;
+  currency: string;
+  asOf: string;
+  fetchedAt: string;
+}
+
+export interface OwnConnectionView {
+  id: string;
+  provider: ConnectionRow["provider"];
+  institution: string;
+  status: ConnectionRow["status"];
+  error: string | null;
+  createdAt: string;
+  lastSyncedAt: string | null;
+  /** Whether "Sync now" can pull from its provider (operator-ingest connections are pushed). */
+  pullable: boolean;
+  lastSync: {
+    trigger: string;
+    startedAt: string;
+    finishedAt: string | null;
+    outcome: "running" | "succeeded" | "failed";
+    error: string | null;
+    newTransactions: number;
+  } | null;
+  accounts: {
+    id: string;
+    name: string;
+    type: string;
+    currency: string;
+    /** Last digits only; the full account number is never shown in the portal. */
+    mask: string | null;
+    balance: AccountBalanceView | null;
+  }[];
+}
+
+/** The connection, when it belongs to the service account; otherwise 404 not_found. */
+export function requireOwnConnection(
+  db: DbOrTx,
+  serviceAccountId: string,
+  connectionId: string,
+): ConnectionRow {
+  const row =
+    isUuid(connectionId) &&
+    db
+      .select()
+      .from(connections)
+      .where(
+        and(eq(connections.id, connectionId), eq(connections.serviceAccountId, serviceAccountId)),
+      )
+      .get();
+  if (!row) throw new ApiError("not_found", `No connection ${connectionId}.`);
+  return row;
+}
+
+function lastRun(db: DbOrTx, connectionId: string): OwnConnectionView["lastSync"] {
+  const run = db
+    .select()
+    .from(syncRuns)
+    .where(eq(syncRuns.connectionId, connectionId))
+    .orderBy(desc(syncRuns.startedAt))
+    .limit(1)
+    .get();
+  if (!run) return null;
+  return {
+    trigger: run.trigger,
+    startedAt: run.startedAt.toISOString(),
+    finishedAt: run.finishedAt?.toISOString() ?? null,
+    outcome: run.outcome,
+    error: run.error,
+    newTransactions: run.newTransactions,
+  };
+}
+
+/** Every connection of the account, oldest first, with accounts, balances and the last run. */
+export function listOwnConnections(
+  db: DbOrTx,
+  clock: Clock,
+  serviceAccountId: string,
+): OwnConnectionView[] {
+  assertServiceAccount(db, serviceAccountId);
+  const pullable = new Set(Object.keys(createProviders(clock)));
+  const rows = db
+    .select()
+    .from(connections)
+    .where(eq(connections.serviceAccountId, serviceAccountId))
+    .orderBy(asc(connections.createdAt), asc(connections.id))
+    .all();
+  if (rows.length === 0) return [];
+  const accountRows = db
+    .select({ account: bankAccounts, balance: balances })
+    .from(bankAccounts)
+    .leftJoin(balances, eq(balances.accountId, bankAccounts.id))
+    .where(
+      inArray(
+        bankAccounts.connectionId,
+        rows.map((r) => r.id),
+      ),
+    )
+    .orderBy(asc(bankAccounts.createdAt), asc(sql`${bankAccounts}.rowid`))
+    .all();
+  return rows.map((row) => ({
+    id: row.id,
+    provider: row.provider,
+    institution: row.institution,
+    status: row.status,
+    error: row.error,
+    createdAt: row.createdAt.toISOString(),
+    lastSyncedAt: row.lastSyncedAt?.toISOString() ?? null,
+    pullable: pullable.has(row.provider),
+    lastSync: lastRun(db, row.id),
+    accounts: accountRows
+      .filter(({ account }) => account.connectionId === row.id)
+      .map(({ account, balance }) => ({
+        id: account.id,
+        name: account.name,
+        type: account.type,
+        currency: account.currency,
+        mask: account.mask,
+        balance: balance
+          ? {
+              current: balance.current,
+              available: balance.available,
+              currency: balance.currency,
+              asOf: balance.asOf.toISOString(),
+              fetchedAt: balance.fetchedAt.toISOString(),
+            }
+          : null,
+      })),
+  }));
+}

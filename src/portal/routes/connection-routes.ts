@@ -1,0 +1,38 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import { listOwnConnections, requireOwnConnection } from "../../banking/account-connections.ts";
+import { connectSandbox, maxSandboxSeed } from "../../banking/sandbox/connect.ts";
+import { syncConnection } from "../../banking/sync.ts";
+import { readJson } from "../../http/validate.ts";
+import type { Services } from "../../services.ts";
+import { ownAccountId } from "../owner.ts";
+
+const connectBody = z
+  .object({ seed: z.number().int().min(0).max(maxSandboxSeed).optional() })
+  .strict();
+
+/** The signed-in account's bank connections: connect the sandbox bank, list, "Sync now". */
+export function connectionRoutes(services: Services): Hono {
+  const { db, clock } = services;
+  const app = new Hono();
+
+  app.get("/", (c) => c.json({ data: listOwnConnections(db, clock, ownAccountId(c)) }));
+
+  app.post("/sandbox", async (c) => {
+    const { seed } = await readJson(c, connectBody);
+    const connection = await connectSandbox(services, {
+      serviceAccountId: ownAccountId(c),
+      ...(seed !== undefined ? { seed } : {}),
+    });
+    return c.json({ id: connection.id, status: connection.status }, 201);
+  });
+
+  // The provider's minimum interval applies (no force): the answer then says when a sync is
+  // next allowed; a failed read is reported in the answer and on the connection.
+  app.post("/:id/sync", async (c) => {
+    const connection = requireOwnConnection(db, ownAccountId(c), c.req.param("id"));
+    return c.json(await syncConnection(services, connection.id, { trigger: "portal" }));
+  });
+
+  return app;
+}

@@ -1,0 +1,122 @@
+import { type Context, Hono } from "hono";
+import { z } from "zod";
+import { deliveryStatuses } from "../../db/schema.ts";
+import { readJson, readQuery } from "../../http/validate.ts";
+import type { Services } from "../../services.ts";
+import { withWebhookContext } from "../../webhooks/context.ts";
+import { listDeliveries } from "../../webhooks/delivery-log.ts";
+import { type EndpointRef, getEndpoint, listEndpoints } from "../../webhooks/endpoint-records.ts";
+import {
+  maxEndpointsPerAccount,
+  registerEndpoint,
+  rotateEndpointSecret,
+} from "../../webhooks/endpoint-registration.ts";
+import {
+  enableEndpoint,
+  pauseEndpoint,
+  removeEndpoint,
+  resumeEndpoint,
+} from "../../webhooks/endpoint-state.ts";
+import { testEndpoint } from "../../webhooks/endpoint-test.ts";
+import {
+  pendingVerification,
+  sendVerificationCode,
+  verificationAttempts,
+  verifyEndpoint,
+} from "../../webhooks/verification.ts";
+import { ownAccountId } from "../owner.ts";
+
+// URL and description rules are the feature's (registerEndpoint); these bound the input size.
+const registerBody = z
+  .object({ url: z.string().max(4096), description: z.string().max(1000).optional() })
+  .strict();
+const verifyBody = z.object({ code: z.string().trim().min(1, "enter the code").max(64) }).strict();
+const deliveryQuery = z.object({
+  outcome: z.enum(deliveryStatuses).optional(),
+  limit: z.coerce.number().int().min(1).max(200).optional(),
+});
+
+/**
+ * Webhook endpoints of the signed-in account (spec 2, 3, 8). Every action is scoped with the
+ * account, so another account's endpoint id answers 404. Rate-limit refusals (429) pass
+ * through with their message and Retry-After.
+ */
+export function endpointRoutes(services: Services): Hono {
+  const { db, clock } = services;
+  const app = new Hono();
+  const ref = (c: Context): EndpointRef => ({
+    endpointId: c.req.param("id") ?? "",
+    serviceAccountId: ownAccountId(c),
+  });
+  const detail = (r: EndpointRef) => {
+    const endpoint = getEndpoint(db, r);
+    return {
+      endpoint,
+      verification: endpoint.verified ? null : pendingVerification(db, clock, endpoint.id),
+    };
+  };
+
+  app.get("/", (c) =>
+    c.json({
+      data: listEndpoints(db, ownAccountId(c)),
+      limits: { maxEndpoints: maxEndpointsPerAccount, verificationAttempts },
+    }),
+  );
+
+  app.post("/", async (c) => {
+    const body = await readJson(c, registerBody);
+    const created = await withWebhookContext(services, (ctx) =>
+      registerEndpoint(ctx, {
+        serviceAccountId: ownAccountId(c),
+        url: body.url,
+        ...(body.description !== undefined ? { description: body.description } : {}),
+      }),
+    );
+    return c.json(created, 201);
+  });
+
+  app.get("/:id", (c) => c.json(detail(ref(c))));
+
+  app.delete("/:id", (c) => c.json(removeEndpoint(db, ref(c))));
+
+  app.post("/:id/send-code", async (c) => {
+    const r = ref(c);
+    const sent = await withWebhookContext(services, (ctx) => sendVerificationCode(ctx, r));
+    return c.json({ send: sent, ...detail(r) });
+  });
+
+  app.post("/:id/verify", async (c) => {
+    const { code } = await readJson(c, verifyBody);
+    return c.json({ endpoint: verifyEndpoint(services, ref(c), code), verification: null });
+  });
+
+  app.post("/:id/test", async (c) => {
+    const r = ref(c);
+    return c.json(await withWebhookContext(services, (ctx) => testEndpoint(ctx, r)));
+  });
+
+  app.post("/:id/rotate-secret", (c) => c.json(rotateEndpointSecret(services, ref(c))));
+
+  for (const [action, change] of [
+    ["enable", enableEndpoint],
+    ["pause", pauseEndpoint],
+    ["resume", resumeEndpoint],
+  ] as const) {
+    app.post(`/:id/${action}`, (c) => c.json({ endpoint: change(db, clock, ref(c)) }));
+  }
+
+  app.get("/:id/deliveries", (c) => {
+    const { outcome, limit } = readQuery(c, deliveryQuery);
+    // Scope first: another account's endpoint is not found, not an empty log.
+    const endpoint = getEndpoint(db, ref(c));
+    return c.json({
+      data: listDeliveries(db, {
+        endpointId: endpoint.id,
+        ...(outcome ? { status: outcome } : {}),
+        limit: limit ?? 50,
+      }),
+    });
+  });
+
+  return app;
+}
