@@ -5,25 +5,59 @@ import { ApiFailure, api, onSignedOut } from "./api.ts";
 import { Layout, type Me, type NavItem } from "./components/layout.tsx";
 import { ErrorNotice, Loading } from "./components/ui.tsx";
 import { ChangePasswordPage } from "./pages/change-password.tsx";
+import { ConnectionsPage } from "./pages/connections.tsx";
+import { EndpointDetailPage } from "./pages/endpoint-detail.tsx";
+import { KeysPage } from "./pages/keys.tsx";
 import { OperatorAccountsPage } from "./pages/operator-accounts.tsx";
+import { OperatorMailPage } from "./pages/operator-mail.tsx";
 import { OperatorSettingsPage } from "./pages/operator-settings.tsx";
+import { OverviewPage } from "./pages/overview.tsx";
 import { SignInPage } from "./pages/sign-in.tsx";
-import { navigate, useRoute } from "./router.ts";
+import { WebhooksPage } from "./pages/webhooks.tsx";
+import { matchRoute, navigate, useRoute } from "./router.ts";
 
-const ownerNav: NavItem[] = [{ route: "/password", label: "Password" }];
+const ownerNav: NavItem[] = [
+  { route: "/overview", label: "Overview" },
+  { route: "/keys", label: "API keys" },
+  { route: "/webhooks", label: "Webhooks" },
+  { route: "/connections", label: "Connections" },
+];
 const operatorNav: NavItem[] = [
   { route: "/operator/accounts", label: "Accounts" },
+  { route: "/operator/mail", label: "Mail outbox" },
   { route: "/operator/settings", label: "Settings" },
 ];
 
-function Page(props: { route: string; me: Me; reloadMe: () => Promise<void> }) {
-  const { route, me } = props;
-  if (route === "/password")
-    return <ChangePasswordPage forced={false} email={me.user.email} onChanged={() => undefined} />;
-  if (me.user.isOperator && route === "/operator/accounts") return <OperatorAccountsPage />;
-  if (me.user.isOperator && route === "/operator/settings") return <OperatorSettingsPage />;
-  navigate(me.user.isOperator ? "/operator/accounts" : "/password");
+function Redirect(props: { to: string }) {
+  useEffect(() => navigate(props.to), [props.to]);
   return <Loading />;
+}
+
+/** Every signed-in user owns an account; operators see the operator pages as well. */
+function Page(props: { route: string; me: Me }) {
+  const { route, me } = props;
+  const endpoint = matchRoute("/webhooks/:id", route);
+  if (endpoint?.id) return <EndpointDetailPage key={endpoint.id} endpointId={endpoint.id} />;
+  switch (route) {
+    case "/overview":
+      return <OverviewPage />;
+    case "/keys":
+      return <KeysPage />;
+    case "/webhooks":
+      return <WebhooksPage />;
+    case "/connections":
+      return <ConnectionsPage />;
+    case "/password":
+      return (
+        <ChangePasswordPage forced={false} email={me.user.email} onChanged={() => undefined} />
+      );
+  }
+  if (me.user.isOperator) {
+    if (route === "/operator/accounts") return <OperatorAccountsPage />;
+    if (route === "/operator/mail") return <OperatorMailPage />;
+    if (route === "/operator/settings") return <OperatorSettingsPage />;
+  }
+  return <Redirect to="/overview" />;
 }
 
 function App() {
@@ -63,7 +97,22 @@ function App() {
   if (state === "failed") return <ErrorNotice error={error} />;
   if (state === "signed-out" || !me) return <SignInPage onSignedIn={loadMe} />;
   if (me.user.mustChangePassword)
-    return <ChangePasswordPage forced email={me.user.email} onChanged={loadMe} />;
+    return (
+      <main id="main" class="narrow" tabIndex={-1}>
+        <ChangePasswordPage forced email={me.user.email} onChanged={loadMe} />
+        <button
+          type="button"
+          class="button button-secondary sign-out-instead"
+          onClick={async () => {
+            await api("DELETE", "/session").catch(() => undefined);
+            setMe(undefined);
+            setState("signed-out");
+          }}
+        >
+          Sign out instead
+        </button>
+      </main>
+    );
   return (
     <Layout
       me={me}
@@ -75,7 +124,7 @@ function App() {
         setState("signed-out");
       }}
     >
-      <Page route={route} me={me} reloadMe={loadMe} />
+      <Page route={route} me={me} />
     </Layout>
   );
 }

@@ -1,7 +1,7 @@
 // Small building blocks shared by every page: notices, loading and empty states, fields,
 // buttons with a busy state, two-step confirmation, and a secret shown exactly once.
 import type { ComponentChildren, JSX } from "preact";
-import { useId, useState } from "preact/hooks";
+import { useEffect, useId, useRef, useState } from "preact/hooks";
 import { ApiFailure } from "../api.ts";
 
 export function Notice(props: {
@@ -69,6 +69,44 @@ export function Field(props: {
   );
 }
 
+/** A labelled text input (hint and error announced with it) bound to a string. */
+export function TextField(props: {
+  label: string;
+  hint?: ComponentChildren;
+  error?: string | undefined;
+  value: string;
+  onValue: (value: string) => void;
+  input: {
+    name: string;
+    type?: "text" | "email" | "password" | "url";
+    autoComplete?: string;
+    autoCapitalize?: "characters" | "off";
+    inputMode?: "text" | "url" | "email";
+    spellcheck?: boolean;
+    placeholder?: string;
+    required?: boolean;
+    minLength?: number;
+    maxLength?: number;
+    class?: string;
+  };
+}) {
+  return (
+    <Field label={props.label} hint={props.hint} error={props.error}>
+      {(ids) => {
+        // Preact types <input> per `type`; the attributes above are valid for each of ours.
+        const attributes = { ...props.input, ...ids } as JSX.IntrinsicElements["input"];
+        return (
+          <input
+            {...attributes}
+            value={props.value}
+            onInput={(e) => props.onValue(e.currentTarget.value)}
+          />
+        );
+      }}
+    </Field>
+  );
+}
+
 /** Runs an async action; while it runs the button is disabled and says so. */
 export function ActionButton(props: {
   onClick: () => Promise<void> | void;
@@ -103,7 +141,29 @@ export function ActionButton(props: {
   );
 }
 
-/** A destructive action asks once more, inline, before it runs. */
+/** A form's submit button that says what it is doing while the form is sent. */
+export function SubmitButton(props: {
+  busy: boolean;
+  busyLabel: string;
+  children: ComponentChildren;
+  disabled?: boolean;
+}) {
+  return (
+    <button
+      type="submit"
+      class="button button-primary"
+      disabled={props.busy || props.disabled}
+      aria-busy={props.busy}
+    >
+      {props.busy ? props.busyLabel : props.children}
+    </button>
+  );
+}
+
+/**
+ * A destructive action asks once more, inline, before it runs. Keyboard focus moves to the
+ * question's Cancel button and back to the action when the question closes.
+ */
 export function ConfirmButton(props: {
   label: string;
   question: string;
@@ -112,9 +172,18 @@ export function ConfirmButton(props: {
   kind?: "danger" | "secondary";
 }) {
   const [asking, setAsking] = useState(false);
+  const trigger = useRef<HTMLButtonElement>(null);
+  const cancel = useRef<HTMLButtonElement>(null);
+  const wasAsking = useRef(false);
+  useEffect(() => {
+    if (asking) cancel.current?.focus();
+    else if (wasAsking.current) trigger.current?.focus();
+    wasAsking.current = asking;
+  }, [asking]);
   if (!asking) {
     return (
       <button
+        ref={trigger}
         type="button"
         class={`button button-${props.kind ?? "danger"}`}
         onClick={() => setAsking(true)}
@@ -135,18 +204,49 @@ export function ConfirmButton(props: {
       >
         {props.confirmLabel}
       </ActionButton>
-      <button type="button" class="button button-secondary" onClick={() => setAsking(false)}>
+      <button
+        ref={cancel}
+        type="button"
+        class="button button-secondary"
+        onClick={() => setAsking(false)}
+      >
         Cancel
       </button>
     </fieldset>
   );
 }
 
-/** A key or signing secret, shown once with a copy button and a warning. Never stored. */
-export function SecretOnce(props: { label: string; value: string; onDone: () => void }) {
+/** Copies a value to the clipboard and says so. */
+export function CopyButton(props: { value: string; label: string }) {
   const [copied, setCopied] = useState(false);
   return (
-    <section class="secret-once" aria-label={props.label}>
+    <button
+      type="button"
+      class="button button-small button-secondary"
+      aria-label={`Copy ${props.label}`}
+      onClick={async () => {
+        try {
+          await navigator.clipboard.writeText(props.value);
+          setCopied(true);
+        } catch {
+          setCopied(false);
+        }
+      }}
+    >
+      {copied ? "Copied" : "Copy"}
+    </button>
+  );
+}
+
+/** A key or signing secret, shown once with a copy button and a warning. Never stored. */
+export function SecretOnce(props: {
+  label: string;
+  value: string;
+  onDone: () => void;
+  children?: ComponentChildren;
+}) {
+  return (
+    <section class="secret-once" aria-label={`New ${props.label}`} data-testid="secret-once">
       <Notice kind="warning">
         <strong>Copy this {props.label} now.</strong> It is shown only once; Svc keeps only a hash
         and cannot show it again.
@@ -155,21 +255,9 @@ export function SecretOnce(props: { label: string; value: string; onDone: () => 
         <code class="secret-value" data-testid="secret-value">
           {props.value}
         </code>
-        <button
-          type="button"
-          class="button button-secondary"
-          onClick={async () => {
-            try {
-              await navigator.clipboard.writeText(props.value);
-              setCopied(true);
-            } catch {
-              setCopied(false);
-            }
-          }}
-        >
-          {copied ? "Copied" : "Copy"}
-        </button>
+        <CopyButton value={props.value} label={props.label} />
       </div>
+      {props.children}
       <button type="button" class="button button-primary" onClick={props.onDone}>
         I have stored it safely
       </button>
@@ -188,4 +276,46 @@ export function formatTime(iso: string | null | undefined): string {
   if (!iso) return "—";
   const date = new Date(iso);
   return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
+}
+
+/** The current time, refreshed every `intervalMs` (for countdowns and "in 40 s"). */
+export function useNow(intervalMs = 1000): number {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), intervalMs);
+    return () => clearInterval(timer);
+  }, [intervalMs]);
+  return now;
+}
+
+/** "1 h 02 min", "4 min 05 s", "12 s": a remaining time for people. */
+export function formatRemaining(ms: number): string {
+  const seconds = Math.max(0, Math.ceil(ms / 1000));
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds % 60;
+  const pad = (n: number) => String(n).padStart(2, "0");
+  if (h > 0) return `${h} h ${pad(m)} min`;
+  if (m > 0) return `${m} min ${pad(s)} s`;
+  return `${s} s`;
+}
+
+/** Re-runs `work` every `intervalMs` while the page is visible (live delivery log, statuses). */
+export function usePolling(work: () => void, intervalMs: number): void {
+  useEffect(() => {
+    const timer = setInterval(() => {
+      if (document.visibilityState === "visible") work();
+    }, intervalMs);
+    return () => clearInterval(timer);
+  }, [work, intervalMs]);
+}
+
+/** A value with a button that copies it (API base URL, source IP). */
+export function CopyValue(props: { value: string; label: string }) {
+  return (
+    <span class="copy-value">
+      <code>{props.value}</code>
+      <CopyButton value={props.value} label={props.label} />
+    </span>
+  );
 }

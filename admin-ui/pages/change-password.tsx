@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
-import { ErrorNotice, Field, Notice } from "../components/ui.tsx";
+import { ErrorNotice, Notice, TextField } from "../components/ui.tsx";
 
 export function ChangePasswordPage(props: {
   forced: boolean;
@@ -15,7 +15,7 @@ export function ChangePasswordPage(props: {
   const mismatch =
     repeat.length > 0 && repeat !== newPassword ? "The two new passwords differ." : undefined;
   return (
-    <main class="narrow">
+    <section class="narrow">
       <h1>{props.forced ? "Choose your password" : "Change password"}</h1>
       {props.forced && (
         <Notice kind="info">
@@ -50,50 +50,46 @@ export function ChangePasswordPage(props: {
           hidden
           readOnly
         />
-        <Field label={props.forced ? "One-time password" : "Current password"}>
-          {(input) => (
-            <input
-              {...input}
-              type="password"
-              name="current-password"
-              autoComplete="current-password"
-              required
-              value={currentPassword}
-              onInput={(e) => setCurrent(e.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <Field label="New password" hint="At least 12 characters.">
-          {(input) => (
-            <input
-              {...input}
-              type="password"
-              name="new-password"
-              autoComplete="new-password"
-              minLength={12}
-              required
-              value={newPassword}
-              onInput={(e) => setNew(e.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <Field label="New password again" error={mismatch}>
-          {(input) => (
-            <input
-              {...input}
-              type="password"
-              name="repeat-password"
-              autoComplete="new-password"
-              required
-              value={repeat}
-              onInput={(e) => setRepeat(e.currentTarget.value)}
-            />
-          )}
-        </Field>
+        <TextField
+          label={props.forced ? "One-time password" : "Current password"}
+          value={currentPassword}
+          onValue={setCurrent}
+          input={{
+            type: "password",
+            name: "current-password",
+            autoComplete: "current-password",
+            required: true,
+          }}
+        />
+        <TextField
+          label="New password"
+          hint="At least 12 characters."
+          value={newPassword}
+          onValue={setNew}
+          input={{
+            type: "password",
+            name: "new-password",
+            autoComplete: "new-password",
+            minLength: 12,
+            required: true,
+          }}
+        />
+        <TextField
+          label="New password again"
+          error={mismatch}
+          value={repeat}
+          onValue={setRepeat}
+          input={{
+            type: "password",
+            name: "repeat-password",
+            autoComplete: "new-password",
+            required: true,
+          }}
+        />
         <button type="submit" class="button button-primary" disabled={Boolean(mismatch)}>
           Save password
         </button>
       </form>
-    </main>
+    </section>
   );
 }

@@ -1,14 +1,8 @@
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
-import {
-  ActionButton,
-  Badge,
-  Empty,
-  ErrorNotice,
-  formatTime,
-  Loading,
-  Notice,
-} from "../components/ui.tsx";
+import { ListState } from "../components/list-state.tsx";
+import { ActionButton, Badge, ErrorNotice, formatTime, Notice } from "../components/ui.tsx";
+import { useAction } from "../use-action.ts";
 import { useResource } from "../use-resource.ts";
 
 interface Account {
@@ -35,7 +29,7 @@ const flags = [
 
 function AccountEditor(props: { account: Account; onSaved: () => Promise<void> }) {
   const [draft, setDraft] = useState(props.account);
-  const [error, setError] = useState<unknown>(undefined);
+  const save = useAction();
   const [saved, setSaved] = useState(false);
   const prefix = `account-${props.account.id}`;
   return (
@@ -44,7 +38,7 @@ function AccountEditor(props: { account: Account; onSaved: () => Promise<void> }
       aria-label={`Edit ${props.account.name}`}
       onSubmit={(e) => e.preventDefault()}
     >
-      <ErrorNotice error={error} />
+      <ErrorNotice error={save.error} />
       {saved && (
         <Notice kind="success">
           Saved. API calls with this account's keys follow the new state at once.
@@ -102,10 +96,9 @@ function AccountEditor(props: { account: Account; onSaved: () => Promise<void> }
       <ActionButton
         kind="primary"
         busyLabel="Saving…"
-        onClick={async () => {
-          setError(undefined);
-          setSaved(false);
-          try {
+        onClick={() =>
+          save.run(async () => {
+            setSaved(false);
             await api("PATCH", `/operator/accounts/${props.account.id}`, {
               status: draft.status,
               subscriptionStatus: draft.subscriptionStatus,
@@ -116,10 +109,8 @@ function AccountEditor(props: { account: Account; onSaved: () => Promise<void> }
             });
             setSaved(true);
             await props.onSaved();
-          } catch (failure) {
-            setError(failure);
-          }
-        }}
+          })
+        }
       >
         Save changes
       </ActionButton>
@@ -155,12 +146,11 @@ export function OperatorAccountsPage() {
           Search
         </button>
       </form>
-      <ErrorNotice error={accounts.error} />
-      {accounts.loading && !accounts.data ? (
-        <Loading />
-      ) : accounts.data?.data.length === 0 ? (
-        <Empty>No account matches.</Empty>
-      ) : (
+      <ListState
+        resource={accounts}
+        count={accounts.data?.data.length ?? 0}
+        empty="No account matches."
+      >
         <ul class="cards">
           {accounts.data?.data.map((account) => (
             <li class="card" data-testid="account-card" data-account-id={account.id}>
@@ -203,7 +193,7 @@ export function OperatorAccountsPage() {
             </li>
           ))}
         </ul>
-      )}
+      </ListState>
     </section>
   );
 }

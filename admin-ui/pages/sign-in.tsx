@@ -1,61 +1,46 @@
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
-import { ErrorNotice, Field } from "../components/ui.tsx";
+import { ErrorNotice, SubmitButton, TextField } from "../components/ui.tsx";
+import { useAction } from "../use-action.ts";
 
 export function SignInPage(props: { onSignedIn: () => void }) {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
-  const [error, setError] = useState<unknown>(undefined);
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
   return (
     <main class="narrow">
       <h1>Sign in to Svc</h1>
       <form
-        onSubmit={async (event) => {
+        onSubmit={(event) => {
           event.preventDefault();
-          setBusy(true);
-          setError(undefined);
-          try {
+          void action.run(async () => {
             await api("POST", "/session", { email, password });
             setPassword("");
             props.onSignedIn();
-          } catch (failure) {
-            setError(failure);
-          } finally {
-            setBusy(false);
-          }
+          });
         }}
       >
-        <ErrorNotice error={error} />
-        <Field label="E-mail">
-          {(input) => (
-            <input
-              {...input}
-              type="email"
-              name="email"
-              autoComplete="username"
-              required
-              value={email}
-              onInput={(e) => setEmail(e.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <Field label="Password">
-          {(input) => (
-            <input
-              {...input}
-              type="password"
-              name="password"
-              autoComplete="current-password"
-              required
-              value={password}
-              onInput={(e) => setPassword(e.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <button type="submit" class="button button-primary" disabled={busy} aria-busy={busy}>
-          {busy ? "Signing in…" : "Sign in"}
-        </button>
+        <ErrorNotice error={action.error} />
+        <TextField
+          label="E-mail"
+          value={email}
+          onValue={setEmail}
+          input={{ type: "email", name: "email", autoComplete: "username", required: true }}
+        />
+        <TextField
+          label="Password"
+          value={password}
+          onValue={setPassword}
+          input={{
+            type: "password",
+            name: "password",
+            autoComplete: "current-password",
+            required: true,
+          }}
+        />
+        <SubmitButton busy={action.busy} busyLabel="Signing in…">
+          Sign in
+        </SubmitButton>
       </form>
     </main>
   );

@@ -54,6 +54,8 @@ export function operatorRoutes(services: Services): Hono {
         unsentOnly: query.unsent === "true",
         limit: query.limit ?? 100,
       }),
+      // Without SMTP nothing is ever sent: the outbox is where the operator reads the mail.
+      smtpConfigured: config.smtpUrl !== undefined,
     });
   });
 

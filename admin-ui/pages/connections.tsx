@@ -1,0 +1,171 @@
+import { useState } from "preact/hooks";
+import { api } from "../api.ts";
+import { ListState } from "../components/list-state.tsx";
+import { ActionButton, Badge, ErrorNotice, formatTime, Notice } from "../components/ui.tsx";
+import type { OwnConnectionView, SyncResult } from "../types.ts";
+import { useAction } from "../use-action.ts";
+import { useResource } from "../use-resource.ts";
+
+const statusTone: Record<OwnConnectionView["status"], "good" | "warn" | "bad" | "neutral"> = {
+  linked: "good",
+  initiated: "neutral",
+  awaiting_auth: "warn",
+  rejected: "bad",
+  suspended: "bad",
+  expired: "bad",
+  error: "bad",
+};
+
+function describeSync(result: SyncResult): { kind: "success" | "info" | "error"; text: string } {
+  switch (result.outcome) {
+    case "succeeded":
+      return {
+        kind: "success",
+        text: `Synced: ${result.newTransactions} new transaction${result.newTransactions === 1 ? "" : "s"}, ${result.eventsRaised} event${result.eventsRaised === 1 ? "" : "s"} raised.`,
+      };
+    case "failed":
+      return { kind: "error", text: `The sync failed: ${result.error}` };
+    case "busy":
+      return { kind: "info", text: "A sync of this connection is running now; try again shortly." };
+    case "too_soon":
+      return {
+        kind: "info",
+        text: `Synced very recently. The next sync is allowed at ${formatTime(result.nextAllowedAt)}.`,
+      };
+  }
+}
+
+function money(amount: string, currency: string): string {
+  return `${amount} ${currency}`;
+}
+
+function ConnectionCard(props: { connection: OwnConnectionView; onSynced: () => Promise<void> }) {
+  const c = props.connection;
+  const [result, setResult] = useState<SyncResult | undefined>(undefined);
+  const sync = useAction();
+  const described = result ? describeSync(result) : undefined;
+  return (
+    <li class="card" data-testid="connection" data-connection-id={c.id}>
+      <div class="card-head">
+        <div>
+          <strong>{c.institution}</strong>
+          <div class="muted small">
+            {c.provider === "sandbox" ? "Sandbox bank" : "Operator ingest"} · connected{" "}
+            {formatTime(c.createdAt)}
+          </div>
+        </div>
+        <Badge tone={statusTone[c.status]}>
+          <span data-testid="connection-status">{c.status.replace("_", " ")}</span>
+        </Badge>
+      </div>
+      {c.error && <Notice kind="error">{c.error}</Notice>}
+      <p class="small">
+        Last synced: {c.lastSyncedAt ? formatTime(c.lastSyncedAt) : "never"}
+        {c.lastSync &&
+          ` · last run ${c.lastSync.outcome} (${c.lastSync.trigger}, ${formatTime(c.lastSync.startedAt)})`}
+      </p>
+      {c.accounts.length === 0 ? (
+        <p class="small muted">No accounts yet.</p>
+      ) : (
+        <div class="table-wrap">
+          <table class="responsive-table">
+            <caption class="visually-hidden">Accounts of {c.institution}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Account</th>
+                <th scope="col">Type</th>
+                <th scope="col">Balance</th>
+                <th scope="col">Available</th>
+                <th scope="col">As of</th>
+              </tr>
+            </thead>
+            <tbody>
+              {c.accounts.map((a) => (
+                <tr data-testid="bank-account">
+                  <td data-label="Account">
+                    <span>
+                      {a.name}
+                      {a.mask && <span class="muted"> ···{a.mask}</span>}
+                    </span>
+                  </td>
+                  <td data-label="Type">{a.type.replace("_", " ")}</td>
+                  <td data-label="Balance" class="num" data-testid="balance">
+                    {a.balance ? money(a.balance.current, a.balance.currency) : "After first sync"}
+                  </td>
+                  <td data-label="Available" class="num">
+                    {a.balance?.available ? money(a.balance.available, a.balance.currency) : "—"}
+                  </td>
+                  <td data-label="As of">{a.balance ? formatTime(a.balance.fetchedAt) : "—"}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <ErrorNotice error={sync.error} />
+      {described && <Notice kind={described.kind}>{described.text}</Notice>}
+      {c.pullable ? (
+        <div class="actions">
+          <ActionButton
+            busyLabel="Syncing…"
+            onClick={() =>
+              sync.run(async () => {
+                setResult(undefined);
+                setResult(await api<SyncResult>("POST", `/connections/${c.id}/sync`));
+                await props.onSynced();
+              })
+            }
+          >
+            Sync now
+          </ActionButton>
+        </div>
+      ) : (
+        <p class="small muted">Data for this connection is sent in by the operator.</p>
+      )}
+    </li>
+  );
+}
+
+export function ConnectionsPage() {
+  const connections = useResource<{ data: OwnConnectionView[] }>("/connections");
+  const connect = useAction();
+  const list = connections.data?.data ?? [];
+  return (
+    <section>
+      <h1>Bank connections</h1>
+      <section class="card" aria-labelledby="connect-heading">
+        <h2 id="connect-heading">Connect the sandbox bank</h2>
+        <p>
+          The sandbox bank is a simulated customer with two or three accounts and 90 days of
+          history. Connecting raises <code>connection.status.changed</code> events; a sync brings
+          transactions and balances and raises the account events.
+        </p>
+        <ErrorNotice error={connect.error} />
+        <ActionButton
+          kind="primary"
+          busyLabel="Connecting…"
+          onClick={() =>
+            connect.run(async () => {
+              await api("POST", "/connections/sandbox", {});
+              await connections.reload();
+            })
+          }
+        >
+          Connect the sandbox bank
+        </ActionButton>
+      </section>
+      <h2>Connections</h2>
+      <ListState resource={connections} count={list.length} empty="No bank connections yet.">
+        <ul class="cards">
+          {list.map((connection) => (
+            <ConnectionCard
+              key={connection.id}
+              connection={connection}
+              onSynced={connections.reload}
+            />
+          ))}
+        </ul>
+      </ListState>
+    </section>
+  );
+}

@@ -1,0 +1,54 @@
+// The shapes of portal API answers. Type-only imports from the server's feature modules keep
+// the UI in step with them; the bundler erases them, so no server code reaches the browser.
+import type { AccessDescription } from "../src/accounts/entitlement.ts";
+import type { OwnConnectionView } from "../src/banking/account-connections.ts";
+import type { SyncResult } from "../src/banking/sync.ts";
+import type { ApiKeyView, CreatedApiKey } from "../src/keys/api-keys.ts";
+import type { MailView } from "../src/mail/outbox.ts";
+import type { DeliveryView } from "../src/webhooks/delivery-log.ts";
+import type { EndpointView } from "../src/webhooks/endpoint-records.ts";
+import type { EndpointWithSecret } from "../src/webhooks/endpoint-registration.ts";
+import type { OneOffSendView } from "../src/webhooks/one-off-send.ts";
+import type { PendingVerification } from "../src/webhooks/verification.ts";
+
+export type {
+  AccessDescription,
+  ApiKeyView,
+  CreatedApiKey,
+  DeliveryView,
+  EndpointView,
+  EndpointWithSecret,
+  MailView,
+  OneOffSendView,
+  OwnConnectionView,
+  PendingVerification,
+  SyncResult,
+};
+
+export interface Overview {
+  account: {
+    id: string;
+    name: string;
+    status: "sandbox" | "active" | "lapsed";
+    subscriptionStatus: string;
+    paymentFailed: boolean;
+    disabled: boolean;
+    demo: boolean;
+    connectEnabled: boolean;
+  };
+  access: AccessDescription;
+  baseUrl: string;
+  apiBaseUrl: string;
+  deliverySourceIp: string | null;
+  setup: { activeKeys: number; endpoints: number; verifiedEndpoints: number; connections: number };
+}
+
+export interface EndpointDetail {
+  endpoint: EndpointView;
+  verification: PendingVerification | null;
+}
+
+export interface EndpointList {
+  data: EndpointView[];
+  limits: { maxEndpoints: number; verificationAttempts: number };
+}
