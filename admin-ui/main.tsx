@@ -91,6 +91,11 @@ function App() {
 
   useEffect(() => {
     document.getElementById("main")?.focus();
+    // Each page names itself in the title (history, tabs, screen readers).
+    const page = [...ownerNav, ...operatorNav].find(
+      (item) => route === item.route || route.startsWith(`${item.route}/`),
+    );
+    document.title = page ? `${page.label} · Svc portal` : "Svc portal";
   }, [route]);
 
   if (state === "loading") return <Loading label="Loading the Svc portal…" />;
