@@ -37,9 +37,14 @@ export function Layout(props: {
   };
   return (
     <div class="shell">
-      <a class="skip-link" href="#main">
+      {/* The URL's hash is the page route, so skipping is a button that moves focus. */}
+      <button
+        type="button"
+        class="skip-link button"
+        onClick={() => document.getElementById("main")?.focus()}
+      >
         Skip to content
-      </a>
+      </button>
       <header class="topbar">
         <span class="brand">Svc</span>
         <button

@@ -178,6 +178,11 @@ describe("portal in a real browser against the compiled binary", () => {
     // The default base URL names localhost on the port the binary listens on.
     await page.getByText(`http://localhost:${new URL(server.baseUrl).port}/v1`).waitFor();
     await page.getByText("127.0.0.1", { exact: true }).waitFor();
+    // The skip link moves focus to the content without leaving the page (the hash is the route).
+    await page.getByRole("button", { name: "Skip to content" }).focus();
+    await page.keyboard.press("Enter");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("main");
+    expect(new URL(page.url()).hash).toBe("#/overview");
     // Owners see no operator pages.
     expect(await page.getByRole("link", { name: "Mail outbox" }).count()).toBe(0);
     await screenshot(page, "03-overview");
@@ -387,6 +392,8 @@ describe("portal in a real browser against the compiled binary", () => {
       .getByTestId("mail")
       .filter({ hasText: "Webhook endpoint disabled after 20 failed deliveries" });
     await mail.getByText(`to ${ownerEmail}`).waitFor();
+    await mail.getByText("Message").click();
+    await mail.getByText("Fix the receiver, then enable the endpoint again").waitFor();
     await screenshot(page, "13-operator-mail");
 
     await openNav("Settings");

@@ -71,3 +71,18 @@ describe("portal: operator mail outbox", () => {
     }
   });
 });
+
+describe("portal: operator settings", () => {
+  test("operators see the instance settings as configured: base URL and delivery source IP", async () => {
+    const { client } = await signedInOwner(services, server.baseUrl, { isOperator: true });
+    const settings = await client.json<{ baseUrl: string; deliverySourceIp: string | null }>(
+      "GET",
+      "/operator/settings",
+    );
+    expect(settings.status).toBe(200);
+    expect(settings.body.baseUrl).toBe(services.config.baseUrl);
+    expect(settings.body.deliverySourceIp).toBeNull();
+    const { client: owner } = await signedInOwner(services, server.baseUrl);
+    expect((await owner.request("GET", "/operator/settings")).status).toBe(403);
+  });
+});
