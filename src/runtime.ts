@@ -53,6 +53,7 @@ export async function startService(services: Services): Promise<RunningService> 
     listen: server.url.toString(),
     baseUrl: config.baseUrl,
     dataDir: config.dataDir,
+    metrics: config.metricsTokenFile ? "/metrics (bearer token from metricsTokenFile)" : "off",
   });
   let stopping: Promise<void> | undefined;
   const stop = () => {

@@ -3,7 +3,7 @@
 // What a line holds (decided for issue 7): method, the matched route pattern
 // (`/v1/accounts/:account_id/transactions`, never the raw path, so ids stay out and the log is
 // easy to aggregate), status, duration in ms, the request id the client saw in Svc-Request-Id,
-// and for /v1 the id of the API key that was used (an id, not the key). Never the query string
+// the id of the API key (/v1) or of the signed-in user (portal): ids, not credentials. Never the query string
 // (transaction cursors and windows are the consumer's business, and a future parameter might
 // hold something sensitive), never a header (Authorization, Cookie), never a body.
 // Probes (/healthz, /readyz) and scrapes (/metrics) come every few seconds, so they are logged at
@@ -38,7 +38,9 @@ export function accessLogMiddleware(log: Logger, metrics: Metrics): MiddlewareHa
     const route = routePattern(c);
     const status = c.res.status;
     metrics.httpRequest({ method: c.req.method, route, status }, durationMs / 1000);
+    // Who made the request, as ids set by the /v1 key check or the portal's session check.
     const principal = c.get("principal" as never) as { keyId?: string } | undefined;
+    const portalUser = c.get("portalUser" as never) as { userId?: string } | undefined;
     const fields = {
       method: c.req.method,
       route,
@@ -46,6 +48,7 @@ export function accessLogMiddleware(log: Logger, metrics: Metrics): MiddlewareHa
       durationMs: Math.round(durationMs * 10) / 10,
       requestId: c.get("requestId"),
       ...(principal?.keyId ? { keyId: principal.keyId } : {}),
+      ...(portalUser?.userId ? { userId: portalUser.userId } : {}),
     };
     if (quietRoutes.has(route)) log.debug("request", fields);
     else log.info("request", fields);

@@ -7,6 +7,7 @@ import { createApiKey } from "../../src/keys/api-keys.ts";
 import { createLogger, type LogLevel } from "../../src/log.ts";
 import type { Services } from "../../src/services.ts";
 import { insertServiceAccount } from "../banking/helpers.ts";
+import { signedInOwner } from "../support/portal.ts";
 import { startTestServer, type TestServer } from "../support/server.ts";
 import { createTestServices } from "../support/services.ts";
 
@@ -71,6 +72,18 @@ describe("access log at info level", () => {
     expect(first).not.toHaveProperty("keyId");
     expect(second).toMatchObject({ route: "unmatched", status: 404 });
     expect(JSON.stringify(second)).not.toContain("svk_secretish");
+  });
+
+  test("a portal request is logged with the signed-in user's id, never the password or the session cookie", async () => {
+    const { client, userId } = await signedInOwner(services, server.baseUrl);
+    lines = [];
+    expect((await client.request("GET", "/me")).status).toBe(200);
+    expect(requestLines()).toEqual([
+      expect.objectContaining({ route: "/portal/api/me", status: 200, userId }),
+    ]);
+    const cookieValue = (client.cookie ?? "").split("=")[1] as string;
+    expect(cookieValue.length).toBeGreaterThan(20);
+    expect(JSON.stringify(lines)).not.toContain(cookieValue);
   });
 
   test("a request that failed with a 500 is logged with status 500 and the same request id", async () => {
