@@ -105,6 +105,18 @@ describe("/metrics access", () => {
     expect(() => createApp(services)).toThrow(/at least 32 characters/);
   });
 
+  test("a start refused for a bad token file creates no first operator, so its one-time password is not lost", async () => {
+    const file = tokenFile("too-short");
+    const services = createTestServices({
+      config: { metricsTokenFile: file.path, host: "127.0.0.1", port: 0 },
+    });
+    cleanup(() => services.database.close());
+    await expect(startService(services)).rejects.toThrow(ConfigError);
+    expect(services.database.sqlite.query("SELECT count(*) AS n FROM users").get()).toEqual({
+      n: 0,
+    });
+  });
+
   test("two apps in one process keep separate registries (no global default registry)", async () => {
     const a = createTestServices();
     const b = createTestServices();
