@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs beyond npm packages, from Debian's apt, when missing:
-# chromium (portal end-to-end tests drive it with playwright-core; no browser download ever)
-# and curl (the docs' curl examples are executed by tests). Idempotent and quick when present.
+# chromium (portal end-to-end tests drive it with playwright-core; no browser download ever),
+# curl and jq (the docs' examples are executed by tests), openssl (test CAs, the docs' signature
+# check) and systemd (systemd-analyze verifies deploy/svc.service). Idempotent and quick when
+# present.
 set -euo pipefail
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+command -v jq >/dev/null 2>&1 || missing+=(jq)
+command -v systemd-analyze >/dev/null 2>&1 || missing+=(systemd)
 [ ${#missing[@]} -eq 0 ] && exit 0
 echo "installing test dependencies: ${missing[*]}" >&2
 run_root() {

@@ -118,6 +118,11 @@ const keySpecs = {
     env: "SVC_ENDPOINT_CONCURRENCY",
     flag: "endpoint-concurrency",
   },
+  metricsTokenFile: {
+    schema: pathText,
+    env: "SVC_METRICS_TOKEN_FILE",
+    flag: "metrics-token-file",
+  },
   logLevel: {
     schema: z.enum(logLevels, { error: `must be one of ${logLevels.join(", ")}` }),
     env: "SVC_LOG_LEVEL",
@@ -151,6 +156,8 @@ export interface Config {
   apiRateLimitPerMinute: number;
   deliveryConcurrency: number;
   endpointConcurrency: number;
+  /** File holding the bearer token /metrics requires; unset, /metrics does not exist. */
+  metricsTokenFile?: string;
   logLevel: (typeof logLevels)[number];
   /** Path of the config file that was read, if any (for `svc setup` and diagnostics). */
   configFile?: string;
@@ -296,7 +303,7 @@ export function loadConfig(sources: ConfigSources = {}): Config {
   values.baseUrl ??= `http://localhost:${values.port}`;
 
   const config = values as unknown as Config;
-  for (const key of ["tlsCertFile", "tlsKeyFile", "deliveryCaFile"] as const) {
+  for (const key of ["tlsCertFile", "tlsKeyFile", "deliveryCaFile", "metricsTokenFile"] as const) {
     const path = config[key];
     if (path !== undefined) {
       config[key] = isAbsolute(path) ? path : resolve(cwd, path);

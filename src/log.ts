@@ -17,14 +17,22 @@ export interface Logger {
 
 const apiKeyPattern = /(svk_[A-Za-z0-9_-]{8})_[A-Za-z0-9_-]{43}/g;
 const signingSecretPattern = /whsec_[A-Za-z0-9_-]+/g;
+/** Any other bearer credential (a malformed key, the metrics token): masked whole. */
+const bearerPattern = /\b(Bearer\s+)(?!svk_[A-Za-z0-9_-]{8}_\[redacted\])[^\s"',]+/gi;
 const secretFieldPattern =
   /pass(word)?|secret|token|authorization|cookie|master.?key|^key$|^code$/i;
 
-/** Masks API keys (keeps the 12-character display prefix) and signing secrets in a string. */
+/**
+ * Masks API keys (keeps the 12-character display prefix), signing secrets and any other
+ * bearer credential in a string.
+ */
 export function redactSecrets(text: string): string {
+  // Most strings hold none of the three markers: skip the replacements (hot path: access log).
+  if (!text.includes("svk_") && !text.includes("whsec_") && !/bearer/i.test(text)) return text;
   return text
     .replace(apiKeyPattern, "$1_[redacted]")
-    .replace(signingSecretPattern, "whsec_[redacted]");
+    .replace(signingSecretPattern, "whsec_[redacted]")
+    .replace(bearerPattern, "$1[redacted]");
 }
 
 function sanitise(value: unknown, depth = 0): unknown {

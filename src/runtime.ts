@@ -4,6 +4,7 @@ import type { CreatedAccount } from "./accounts/service-accounts.ts";
 import { startRetentionWorker } from "./banking/retention.ts";
 import { startSyncScheduler } from "./banking/scheduler.ts";
 import { startHttpServer } from "./http/server.ts";
+import { readMetricsToken } from "./metrics/route.ts";
 import type { Services } from "./services.ts";
 import { startWebhookWorkers } from "./webhooks/workers.ts";
 
@@ -37,6 +38,9 @@ async function withDeadline(work: Promise<void>, timeoutMs: number): Promise<boo
 
 export async function startService(services: Services): Promise<RunningService> {
   const { log, config } = services;
+  // Checked before the first operator is created: a start refused for a bad token file must not
+  // create it, or its one-time password would never be shown.
+  if (config.metricsTokenFile) readMetricsToken(config.metricsTokenFile);
   const firstOperator = await ensureFirstOperator(services.db, services.clock);
   if (config.unsafeAllowPrivateTargets) {
     log.warn(
@@ -53,6 +57,7 @@ export async function startService(services: Services): Promise<RunningService> 
     listen: server.url.toString(),
     baseUrl: config.baseUrl,
     dataDir: config.dataDir,
+    metrics: config.metricsTokenFile ? "/metrics (bearer token from metricsTokenFile)" : "off",
   });
   let stopping: Promise<void> | undefined;
   const stop = () => {

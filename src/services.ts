@@ -7,6 +7,7 @@ import { loadMasterKey, type MasterKey } from "./crypto/master-key.ts";
 import { migrateDatabase } from "./db/migrate.ts";
 import { type Database, type Db, databasePath, openDatabase } from "./db/open.ts";
 import { createLogger, type Logger } from "./log.ts";
+import { createMetrics, type Metrics } from "./metrics/metrics.ts";
 import { createOutboxSignal, type OutboxSignal } from "./webhooks/outbox-signal.ts";
 
 export interface Services {
@@ -18,6 +19,8 @@ export interface Services {
   masterKey: MasterKey;
   /** Notified after deliveries are committed, so the dispatcher sends at once. */
   outbox: OutboxSignal;
+  /** This process's Prometheus registry and instruments (served at /metrics by `svc serve`). */
+  metrics: Metrics;
 }
 
 export interface OpenServicesOptions {
@@ -47,14 +50,16 @@ export function openServices(config: Config, options: OpenServicesOptions = {}):
       create: mayCreateMasterKey(database),
       ...(options.env ? { env: options.env } : {}),
     });
+    const clock = options.clock ?? systemClock;
     return {
       config,
       database,
       db: database.db,
-      clock: options.clock ?? systemClock,
+      clock,
       log,
       masterKey,
       outbox: createOutboxSignal(),
+      metrics: createMetrics({ database, clock }),
     };
   } catch (error) {
     database.close();

@@ -8,6 +8,15 @@ describe("logs never carry a secret", () => {
     expect(redactSecrets(`Bearer ${apiKey}`)).toBe("Bearer svk_AbCd_123_[redacted]");
   });
 
+  test("any other bearer credential in a string (a malformed key, the metrics token) is masked whole", () => {
+    expect(redactSecrets("Authorization: Bearer svk_truncated")).toBe(
+      "Authorization: Bearer [redacted]",
+    );
+    expect(redactSecrets('{"h":"bearer 0123456789abcdef0123456789abcdef"}')).toBe(
+      '{"h":"bearer [redacted]"}',
+    );
+  });
+
   test("a signing secret in any string is masked", () => {
     expect(redactSecrets("secret whsec_abc-DEF_123 here")).toBe("secret whsec_[redacted] here");
   });

@@ -2,24 +2,44 @@
 //  1. compute the signature over the raw request bytes (re-serialised JSON will not match);
 //  2. compare in constant time, checking the length first;
 //  3. reject a timestamp that is not all digits or is more than 300 seconds from now;
-//  4. then de-duplicate on the event id (see dedupe.ts).
+//  4. then de-duplicate on the event id (see store.ts: the receiver's inbox).
 // Self-contained (node:crypto only) so it can be copied into any TypeScript receiver on Bun or Node.
 import { createHmac, timingSafeEqual } from "node:crypto";
 
 export const signatureToleranceSeconds = 300;
 
-export interface SvcEvent {
-  id: string;
-  type:
-    | "account.transactions.available"
-    | "account.balance.updated"
-    | "connection.status.changed"
-    | "webhook.verify"
-    | "webhook.test";
-  created_at: string;
-  api_version: "v1";
-  data: Record<string, unknown>;
+/** The `data` of each event type (spec §6): identifiers only, never amounts or names. */
+export interface SvcEventData {
+  "account.transactions.available": { account_id: string; fetched_at: string; new_count: number };
+  "account.balance.updated": { account_id: string; fetched_at: string };
+  "connection.status.changed": {
+    connection_id: string;
+    status:
+      | "linked"
+      | "awaiting_auth"
+      | "rejected"
+      | "suspended"
+      | "expired"
+      | "error"
+      | "initiated";
+    account_ids: string[];
+  };
+  "webhook.verify": { code: string; endpoint_id: string };
+  "webhook.test": { endpoint_id: string };
 }
+
+export type SvcEventType = keyof SvcEventData;
+
+/** The envelope (spec §2): exactly these five fields; `switch (event.type)` narrows `data`. */
+export type SvcEvent = {
+  [T in SvcEventType]: {
+    id: string;
+    type: T;
+    created_at: string;
+    api_version: "v1";
+    data: SvcEventData[T];
+  };
+}[SvcEventType];
 
 export type VerifyFailure =
   | "missing_header"
@@ -62,6 +82,10 @@ export function computeSignature(
 }
 
 export function verifyWebhook(input: VerifyInput): VerifyResult {
+  // A configuration mistake, not a bad delivery: say so loudly instead of rejecting everything.
+  if (!input.secret.startsWith("whsec_")) {
+    throw new Error("the signing secret is the whole string Svc showed, starting with whsec_");
+  }
   const timestamp = header(input.headers, "Svc-Webhook-Timestamp");
   const signature = header(input.headers, "Svc-Webhook-Signature");
   const webhookId = header(input.headers, "Svc-Webhook-Id");
@@ -88,8 +112,16 @@ export function verifyWebhook(input: VerifyInput): VerifyResult {
   } catch {
     return { ok: false, reason: "bad_body" };
   }
-  if (typeof event !== "object" || event === null || typeof event.id !== "string")
+  if (
+    typeof event !== "object" ||
+    event === null ||
+    typeof event.id !== "string" ||
+    typeof event.type !== "string" ||
+    typeof event.data !== "object" ||
+    event.data === null
+  ) {
     return { ok: false, reason: "bad_body" };
+  }
   if (event.id !== webhookId) return { ok: false, reason: "id_mismatch" };
   return { ok: true, event };
 }

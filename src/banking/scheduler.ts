@@ -6,11 +6,11 @@ import { Cron } from "croner";
 import type { Worker } from "../runtime.ts";
 import type { Services } from "../services.ts";
 import type { ProviderRegistry } from "./provider.ts";
-import { syncAllConnections } from "./sync.ts";
+import { type SyncDeps, syncAllConnections } from "./sync.ts";
 
 /** One scheduled pass over every connection, as the scheduler runs it. */
 export async function runScheduledSync(
-  services: Pick<Services, "db" | "clock" | "log" | "outbox">,
+  services: SyncDeps,
   providers?: ProviderRegistry,
 ): Promise<void> {
   const results = await syncAllConnections(services, {

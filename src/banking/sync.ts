@@ -24,7 +24,10 @@ export const trailingWindowDays = 7;
 export const providerTimeoutMs = 120_000;
 
 export type SyncTrigger = "schedule" | "cli" | "portal";
-export type SyncDeps = Pick<Services, "db" | "clock" | "log" | "outbox">;
+export type SyncDeps = Pick<Services, "db" | "clock" | "log" | "outbox"> & {
+  /** Counts runs and their duration (svc serve's /metrics). */
+  metrics?: Pick<Services["metrics"], "syncRun">;
+};
 
 export interface SyncOptions {
   trigger: SyncTrigger;
@@ -148,6 +151,12 @@ export async function syncConnection(
   }, writeTransaction);
   if (!claimed) return { connectionId, outcome: "busy" };
   const log = deps.log.child({ connectionId, runId, provider: provider.name });
+  const started = performance.now();
+  const observe = (outcome: "succeeded" | "failed") =>
+    deps.metrics?.syncRun(
+      { trigger: options.trigger, outcome },
+      (performance.now() - started) / 1000,
+    );
 
   const since = connection.lastSyncedAt
     ? toDateString(addDays(connection.lastSyncedAt, -trailingWindowDays))
@@ -187,6 +196,7 @@ export async function syncConnection(
       return { moved, status: "error" as const };
     }, writeTransaction);
     if (outcome.moved) deps.outbox.notify();
+    observe("failed");
     return {
       connectionId,
       outcome: "failed",
@@ -228,6 +238,7 @@ export async function syncConnection(
       return { ...applied, status: statusChangedMeanwhile ? fresh.status : snapshot.status };
     }, writeTransaction);
     if (result.eventsRaised > 0) deps.outbox.notify();
+    observe("succeeded");
     log.info("sync finished", {
       newTransactions: result.newTransactions,
       eventsRaised: result.eventsRaised,
@@ -249,6 +260,7 @@ export async function syncConnection(
       finishRun(deps, tx, runId, { outcome: "failed", error: message, eventsRaised: 0 });
       releaseSyncLease(tx, connectionId, runId);
     }, writeTransaction);
+    observe("failed");
     return {
       connectionId,
       outcome: "failed",

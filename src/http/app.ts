@@ -1,8 +1,11 @@
-// Assembles the HTTP application: request ids, one error model, and each feature's routes.
+// Assembles the HTTP application: request ids, the access log and HTTP metrics, one error
+// model, /metrics, and each feature's routes.
 import { Hono } from "hono";
 import { createV1App } from "../api/v1.ts";
+import { metricsRoutes } from "../metrics/route.ts";
 import { createPortalApi } from "../portal/api.ts";
 import type { Services } from "../services.ts";
+import { accessLogMiddleware } from "./access-log.ts";
 import { createErrorHandler, notFoundHandler } from "./errors.ts";
 import { healthRoutes } from "./health.ts";
 import { requestIdMiddleware } from "./request-id.ts";
@@ -10,9 +13,11 @@ import { requestIdMiddleware } from "./request-id.ts";
 export function createApp(services: Services): Hono {
   const app = new Hono();
   app.use("*", requestIdMiddleware());
+  app.use("*", accessLogMiddleware(services.log, services.metrics));
   app.onError(createErrorHandler(services.log));
   app.notFound(notFoundHandler);
   app.route("/", healthRoutes(services.database));
+  app.route("/", metricsRoutes(services.metrics, services.config.metricsTokenFile));
   app.route("/portal/api", createPortalApi(services));
   app.route("/v1", createV1App(services));
   return app;

@@ -17,6 +17,18 @@ export interface AttemptOutcome {
   result: SendResult;
 }
 
+/** How many deliveries of a batch ended where (for the metrics). */
+export interface BatchDispositions {
+  succeeded: number;
+  retryScheduled: number;
+  dropped: number;
+}
+
+export interface RecordedBatch {
+  disabled: DisabledEndpoint[];
+  dispositions: BatchDispositions;
+}
+
 export interface DisabledEndpoint {
   endpointId: string;
   serviceAccountId: string;
@@ -121,7 +133,7 @@ function updateStreaks(
   return disabled;
 }
 
-function recordBatch(store: Store, clock: Clock, outcomes: AttemptOutcome[]): DisabledEndpoint[] {
+function recordBatch(store: Store, clock: Clock, outcomes: AttemptOutcome[]): RecordedBatch {
   const { sqlite } = store;
   // A delivery removed meanwhile (its endpoint was removed) has nothing left to update.
   const existing = new Set(
@@ -131,7 +143,8 @@ function recordBatch(store: Store, clock: Clock, outcomes: AttemptOutcome[]): Di
       .map((row) => row.id),
   );
   const live = outcomes.filter((o) => existing.has(o.delivery.id));
-  if (live.length === 0) return [];
+  const dispositions: BatchDispositions = { succeeded: 0, retryScheduled: 0, dropped: 0 };
+  if (live.length === 0) return { disabled: [], dispositions };
   sqlite.query(insertAttemptsSql).run(
     JSON.stringify(
       live.map(({ delivery, result }) => ({
@@ -151,11 +164,12 @@ function recordBatch(store: Store, clock: Clock, outcomes: AttemptOutcome[]): Di
     const attemptNumber = delivery.attemptCount + 1;
     if (result.ok) {
       sqlite.query(succeededSql).run(delivery.id, attemptNumber, result.statusCode, completedAt);
+      dispositions.succeeded++;
       continue;
     }
     const retryAt = nextRetryAt(attemptNumber, result.startedAt);
     if (retryAt) {
-      sqlite
+      dispositions.retryScheduled += sqlite
         .query(retrySql)
         .run(
           delivery.id,
@@ -163,22 +177,32 @@ function recordBatch(store: Store, clock: Clock, outcomes: AttemptOutcome[]): Di
           retryAt.getTime(),
           result.statusCode,
           describeFailure(result),
-        );
+        ).changes;
     } else {
-      sqlite
+      dispositions.dropped += sqlite
         .query(droppedSql)
-        .run(delivery.id, attemptNumber, result.statusCode, describeFailure(result), completedAt);
+        .run(
+          delivery.id,
+          attemptNumber,
+          result.statusCode,
+          describeFailure(result),
+          completedAt,
+        ).changes;
     }
   }
-  return updateStreaks(store, clock, live);
+  return { disabled: updateStreaks(store, clock, live), dispositions };
 }
 
-/** Writes a batch of finished attempts in one transaction; returns the endpoints it disabled. */
+/**
+ * Writes a batch of finished attempts in one transaction; returns the endpoints it disabled
+ * and where the deliveries ended.
+ */
 export function recordOutcomes(
   store: Store,
   clock: Clock,
   outcomes: AttemptOutcome[],
-): DisabledEndpoint[] {
-  if (outcomes.length === 0) return [];
+): RecordedBatch {
+  if (outcomes.length === 0)
+    return { disabled: [], dispositions: { succeeded: 0, retryScheduled: 0, dropped: 0 } };
   return store.sqlite.transaction(() => recordBatch(store, clock, outcomes)).immediate();
 }

@@ -15,9 +15,14 @@ import type { MasterKey } from "../crypto/master-key.ts";
 import type { Database } from "../db/open.ts";
 import { deliveries } from "../db/schema.ts";
 import type { Logger } from "../log.ts";
+import type { Metrics } from "../metrics/metrics.ts";
 import type { Worker } from "../runtime.ts";
 import { type ClaimedDelivery, claimDueDeliveries } from "./delivery-claims.ts";
-import { type AttemptOutcome, recordOutcomes } from "./delivery-outcomes.ts";
+import {
+  type AttemptOutcome,
+  type BatchDispositions,
+  recordOutcomes,
+} from "./delivery-outcomes.ts";
 import type { OutboxSignal } from "./outbox-signal.ts";
 import { deriveSigningSecret } from "./secrets.ts";
 import { deliveryTimeoutMs, type Sender, type SendResult } from "./sender.ts";
@@ -48,6 +53,8 @@ export interface DispatcherOptions {
   schedule?: boolean;
   /** Called when an endpoint was disabled and its owner's e-mail queued. */
   onMailQueued?: () => void;
+  /** Counts attempts, their latency and where deliveries end (svc serve's /metrics). */
+  metrics?: Pick<Metrics, "deliveryAttempt" | "deliveryFinished" | "endpointDisabled">;
 }
 
 export interface Dispatcher extends Worker {
@@ -159,13 +166,25 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     else perEndpoint.delete(delivery.endpointId);
   }
 
+  function observe(dispositions: BatchDispositions): void {
+    const { metrics } = options;
+    if (!metrics) return;
+    metrics.deliveryFinished("succeeded", dispositions.succeeded);
+    metrics.deliveryFinished("retry_scheduled", dispositions.retryScheduled);
+    metrics.deliveryFinished("dropped", dispositions.dropped);
+  }
+
   function flush(): void {
     const batch = finished;
     finished = [];
     if (batch.length === 0) return;
+    // Attempts are counted even if recording them fails below: they did reach the network.
+    for (const { result } of batch) options.metrics?.deliveryAttempt(result);
     try {
-      const disabled = recordOutcomes(database, clock, batch);
+      const { disabled, dispositions } = recordOutcomes(database, clock, batch);
+      observe(dispositions);
       for (const endpoint of disabled) {
+        options.metrics?.endpointDisabled();
         log.warn("webhook endpoint disabled", {
           endpointId: endpoint.endpointId,
           serviceAccountId: endpoint.serviceAccountId,

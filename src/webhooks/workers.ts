@@ -36,6 +36,7 @@ export function startWebhookWorkers(services: Services): Worker[] {
     concurrency: config.deliveryConcurrency,
     endpointConcurrency: config.endpointConcurrency,
     onMailQueued: () => mail?.wake(),
+    metrics: services.metrics,
   });
   dispatcher.start();
   return mail ? [mail, dispatcher] : [dispatcher];

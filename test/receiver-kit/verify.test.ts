@@ -120,6 +120,17 @@ describe("receiver kit: verifyWebhook follows the spec's receiver rules", () => 
     ).toEqual({ ok: false, reason: "id_mismatch" });
   });
 
+  test("a secret that is not the whole whsec_ string is a configuration error, not a rejection", () => {
+    expect(() =>
+      verifyWebhook({
+        rawBody: body,
+        headers: headers(),
+        secret: secret.slice("whsec_".length),
+        nowSeconds: now,
+      }),
+    ).toThrow(/whsec_/);
+  });
+
   test("works with a Headers object and with raw bytes", () => {
     const result = verifyWebhook({
       rawBody: new TextEncoder().encode(body),

@@ -106,7 +106,7 @@ describe("sender: the request (spec 4 'Webhook delivery')", () => {
         rawBody: got?.body ?? "",
         nowSeconds: Math.floor(Date.now() / 1000),
       }),
-    ).toEqual({ ok: false, reason: "signature" });
+    ).toEqual({ ok: false, reason: "signature_mismatch" });
   });
 
   test("keep-alive: consecutive sends to one receiver reuse the connection", async () => {

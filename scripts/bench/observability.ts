@@ -1,0 +1,121 @@
+// What the access log and the HTTP metrics cost per request (issue 7), in-process (app.fetch, no
+// sockets), so the figure is the middleware's share of the request and not network noise.
+// Baseline: the same app with logLevel "warn", where the access-log line is neither formatted nor
+// written (the metrics are always on). Compared: logLevel "info", each line formatted and written
+// to /dev/null with a real write(2), as `svc serve` writes to stderr. Also: the metrics call alone.
+// Rounds interleave the variants; medians of per-round means. Run: bun run bench:observability
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createServiceAccount } from "../../src/accounts/service-accounts.ts";
+import { systemClock } from "../../src/clock.ts";
+import { loadConfig } from "../../src/config.ts";
+import { createApp } from "../../src/http/app.ts";
+import { createApiKey } from "../../src/keys/api-keys.ts";
+import { createLogger, type LogLevel } from "../../src/log.ts";
+import { openServices } from "../../src/services.ts";
+import { seedConnection } from "../../test/support/bank-fixtures.ts";
+
+const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
+const requestsPerRound = Number(process.env.BENCH_REQUESTS ?? 4_000);
+const dataDir = mkdtempSync(join(tmpdir(), "svc-bench-obs-"));
+const devNull = openSync("/dev/null", "w");
+process.on("exit", () => {
+  closeSync(devNull);
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+function appWith(level: LogLevel) {
+  const config = loadConfig({ env: {}, cwd: dataDir, flags: { dataDir } });
+  const log = createLogger({ level, write: (line) => writeSync(devNull, `${line}\n`) });
+  const services = openServices(
+    { ...config, apiRateLimitPerMinute: 1_000_000_000 },
+    { clock: systemClock, log, env: { SVC_MASTER_KEY: "0f".repeat(32) } },
+  );
+  return { services, app: createApp(services) };
+}
+
+const quiet = appWith("warn");
+const logged = appWith("info");
+const owner = await createServiceAccount(quiet.services.db, systemClock, {
+  email: "bench@example.com",
+});
+seedConnection(quiet.services.db, systemClock, owner.account.id, { accounts: 3 });
+const { key } = createApiKey(quiet.services.db, systemClock, {
+  serviceAccountId: owner.account.id,
+});
+const request = () =>
+  new Request("http://bench.local/v1/accounts", { headers: { Authorization: `Bearer ${key}` } });
+
+async function meanMicros(app: { fetch: (r: Request) => Response | Promise<Response> }) {
+  const started = performance.now();
+  for (let i = 0; i < requestsPerRound; i++) {
+    const response = await app.fetch(request());
+    if (response.status !== 200) throw new Error(`answered ${response.status}`);
+    await response.arrayBuffer();
+  }
+  return ((performance.now() - started) * 1000) / requestsPerRound;
+}
+
+function metricsMicros(): number {
+  const started = performance.now();
+  for (let i = 0; i < requestsPerRound; i++) {
+    quiet.services.metrics.httpRequest(
+      { method: "GET", route: "/v1/accounts", status: 200 },
+      0.001,
+    );
+  }
+  return ((performance.now() - started) * 1000) / requestsPerRound;
+}
+
+const attempt = {
+  startedAt: new Date(),
+  durationMs: 12,
+  ok: true,
+  statusCode: 200,
+  errorClass: null,
+  errorMessage: null,
+};
+
+function deliveryMetricsMicros(): number {
+  const started = performance.now();
+  for (let i = 0; i < requestsPerRound; i++) {
+    quiet.services.metrics.deliveryAttempt(attempt);
+    quiet.services.metrics.deliveryFinished("succeeded");
+  }
+  return ((performance.now() - started) * 1000) / requestsPerRound;
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+};
+
+await meanMicros(quiet.app);
+await meanMicros(logged.app);
+const results = {
+  quiet: [] as number[],
+  logged: [] as number[],
+  metrics: [] as number[],
+  delivery: [] as number[],
+};
+for (let round = 0; round < rounds; round++) {
+  results.quiet.push(await meanMicros(quiet.app));
+  results.logged.push(await meanMicros(logged.app));
+  results.metrics.push(metricsMicros());
+  results.delivery.push(deliveryMetricsMicros());
+}
+const base = median(results.quiet);
+const row = (name: string, micros: number) =>
+  `| ${name} | ${micros.toFixed(1)} µs | ${((micros / base) * 100).toFixed(1)} % |`;
+console.log(
+  `GET /v1/accounts in-process, ${rounds} rounds x ${requestsPerRound} requests, medians`,
+);
+console.log("| variant | per request | vs baseline |");
+console.log("|---|---:|---:|");
+console.log(row("baseline: logLevel warn (no access-log line; metrics on)", base));
+console.log(row("logLevel info (access-log line formatted and written)", median(results.logged)));
+console.log(row("metrics.httpRequest() alone (counter + histogram)", median(results.metrics)));
+console.log(
+  row("per delivery attempt: deliveryAttempt() + deliveryFinished()", median(results.delivery)),
+);
