@@ -38,17 +38,24 @@ async function withDeadline(work: Promise<void>, timeoutMs: number): Promise<boo
 
 export async function startService(services: Services): Promise<RunningService> {
   const { log, config } = services;
-  // Checked before the first operator is created: a start refused for a bad token file must not
-  // create it, or its one-time password would never be shown.
+  // Everything that can refuse the start (a bad token file, a port in use, unreadable TLS files)
+  // comes before the first operator is created: otherwise its one-time password, printed only
+  // by a successful start, would never be shown.
   if (config.metricsTokenFile) readMetricsToken(config.metricsTokenFile);
-  const firstOperator = await ensureFirstOperator(services.db, services.clock);
+  const server = startHttpServer(services);
+  let firstOperator: Awaited<ReturnType<typeof ensureFirstOperator>>;
+  try {
+    firstOperator = await ensureFirstOperator(services.db, services.clock);
+  } catch (error) {
+    await server.stop(true);
+    throw error;
+  }
   if (config.unsafeAllowPrivateTargets) {
     log.warn(
       "SVC_UNSAFE_ALLOW_PRIVATE_TARGETS is on: webhook deliveries may reach loopback and private addresses on any port. Never use this in production.",
     );
   }
   const workers: Worker[] = [];
-  const server = startHttpServer(services);
   // Started once the server listens, so a failed start leaves no timers behind.
   workers.push(startSyncScheduler(services), startRetentionWorker(services));
   // Stopped in reverse: the dispatcher first (it may queue mail), then the mail sender.

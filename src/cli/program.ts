@@ -5,6 +5,7 @@ import { ConfigError } from "../config.ts";
 import { MasterKeyError } from "../crypto/master-key.ts";
 import { MigrationError } from "../db/migrate.ts";
 import { ApiError } from "../http/errors.ts";
+import { ListenError } from "../http/server.ts";
 import { SetupCancelled } from "../setup/wizard.ts";
 import { registerAccounts } from "./accounts.ts";
 import { CliUsageError } from "./context.ts";
@@ -65,6 +66,7 @@ function errorLine(error: unknown): { line: string; code: number; body?: unknown
   if (error instanceof CliUsageError) return { line: error.message, code: 2 };
   if (error instanceof ConfigError) return { line: `config: ${error.message}`, code: 78 };
   if (error instanceof MasterKeyError) return { line: `master key: ${error.message}`, code: 78 };
+  if (error instanceof ListenError) return { line: error.message, code: 1 };
   if (error instanceof MigrationError) return { line: `database: ${error.message}`, code: 1 };
   if (error instanceof SetupCancelled) return { line: error.message, code: 1 };
   return {

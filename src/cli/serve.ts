@@ -41,6 +41,9 @@ flags win over the environment, which wins over the file.`,
       io,
       cmd,
       async (services) => {
+        // Listening for SIGTERM/SIGINT before the port opens: a supervisor that stops the
+        // service as soon as /healthz answers still gets a graceful stop.
+        const stopSignal = io.untilStopSignal();
         const running = await startService(services);
         if (running.firstOperator) {
           const user = running.firstOperator.account.users[0];
@@ -56,7 +59,7 @@ flags win over the environment, which wins over the file.`,
             ].join("\n"),
           );
         }
-        const signal = await io.untilStopSignal();
+        const signal = await stopSignal;
         services.log.info("signal received", { signal });
         await running.stop();
       },

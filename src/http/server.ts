@@ -9,6 +9,11 @@ export interface RunningServer {
   stop(force?: boolean): Promise<void>;
 }
 
+/** The listener could not start: the address is taken, not ours, or the TLS files are unusable. */
+export class ListenError extends Error {
+  override name = "ListenError";
+}
+
 export function startHttpServer(services: Services): RunningServer {
   const { config } = services;
   const app = createApp(services);
@@ -16,14 +21,24 @@ export function startHttpServer(services: Services): RunningServer {
     config.tlsCertFile && config.tlsKeyFile
       ? { cert: Bun.file(config.tlsCertFile), key: Bun.file(config.tlsKeyFile) }
       : undefined;
-  const server = Bun.serve({
-    hostname: config.host,
-    port: config.port,
-    development: false,
-    ...(tls ? { tls } : {}),
-    routes: { "/": portalPage },
-    fetch: app.fetch,
-  });
+  let server: ReturnType<typeof Bun.serve>;
+  try {
+    server = Bun.serve({
+      hostname: config.host,
+      port: config.port,
+      development: false,
+      ...(tls ? { tls } : {}),
+      routes: { "/": portalPage },
+      fetch: app.fetch,
+    });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ListenError(
+      `cannot listen on ${config.host}:${config.port}${tls ? " with TLS" : ""}: ${reason} ` +
+        "(choose another address with --host/--port or SVC_HOST/SVC_PORT" +
+        `${tls ? ", and check tlsCertFile and tlsKeyFile" : ""})`,
+    );
+  }
   return {
     url: server.url,
     stop: (force = false) => server.stop(force),

@@ -78,3 +78,32 @@ describe("compiled binary", () => {
     }
   }, 60_000);
 });
+
+describe("a start that cannot listen", () => {
+  test("fails clearly and creates no operator whose one-time password would be lost", async () => {
+    const binary = await compiledBinary();
+    const cwd = makeTempDir("svc-port-taken");
+    const blocker = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
+    try {
+      const child = Bun.spawn([binary, "serve", "--port", String(blocker.port)], {
+        cwd,
+        env: { PATH: process.env.PATH ?? "" },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const [stdout, stderr, code] = await Promise.all([
+        new Response(child.stdout).text(),
+        new Response(child.stderr).text(),
+        child.exited,
+      ]);
+      expect(code).not.toBe(0);
+      expect(stdout).not.toContain("password");
+      expect(stderr).toContain(`error: cannot listen on 127.0.0.1:${blocker.port}`);
+      expect(stderr).not.toContain("unexpected error");
+      const accounts = await runBinary(binary, ["accounts", "list", "--json"], cwd);
+      expect(JSON.parse(accounts.stdout)).toEqual([]);
+    } finally {
+      await blocker.stop(true);
+    }
+  }, 60_000);
+});
