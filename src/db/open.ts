@@ -42,9 +42,11 @@ export function openDatabase(path: string): Database {
     if (!existsSync(path)) writeFileSync(path, "", { mode: 0o600, flag: "wx" });
   }
   const sqlite = new SqliteDatabase(path, { create: true, strict: true });
+  // The busy timeout first: even switching to WAL needs a lock another process may hold
+  // (a CLI command, or a server recovering the WAL after a crash).
+  sqlite.exec("PRAGMA busy_timeout = 5000");
   sqlite.exec("PRAGMA journal_mode = WAL");
   sqlite.exec("PRAGMA foreign_keys = ON");
-  sqlite.exec("PRAGMA busy_timeout = 5000");
   sqlite.exec("PRAGMA synchronous = NORMAL");
   const db = drizzle({ client: sqlite, schema });
   let closed = false;
