@@ -10,8 +10,6 @@ import { startWebhookWorkers } from "./webhooks/workers.ts";
 
 export interface RunningService {
   url: URL;
-  /** Set on the very first start: the operator account and its one-time password. */
-  firstOperator?: CreatedAccount;
   /** Stop accepting, finish or release in-flight work, close the database. */
   stop(): Promise<void>;
 }
@@ -36,13 +34,23 @@ async function withDeadline(work: Promise<void>, timeoutMs: number): Promise<boo
   }
 }
 
-export async function startService(services: Services): Promise<RunningService> {
+export interface StartOptions {
+  /** Shows the first operator's one-time password; called before the service reports ready. */
+  announceFirstOperator?: (created: CreatedAccount) => void;
+}
+
+export async function startService(
+  services: Services,
+  options: StartOptions = {},
+): Promise<RunningService> {
   const { log, config } = services;
   // Everything that can refuse the start (a bad token file, a port in use, unreadable TLS files)
   // comes before the first operator is created: otherwise its one-time password, printed only
   // by a successful start, would never be shown.
   if (config.metricsTokenFile) readMetricsToken(config.metricsTokenFile);
-  const server = startHttpServer(services);
+  // /readyz answers 503 until start-up has finished and again once stopping begins.
+  let ready = false;
+  const server = startHttpServer(services, { isReady: () => ready });
   let firstOperator: Awaited<ReturnType<typeof ensureFirstOperator>>;
   try {
     firstOperator = await ensureFirstOperator(services.db, services.clock);
@@ -69,6 +77,7 @@ export async function startService(services: Services): Promise<RunningService> 
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
+      ready = false;
       log.info("stopping");
       if (!(await withDeadline(server.stop(), drainTimeoutMs))) {
         log.warn("in-flight requests did not finish in time; closing their connections");
@@ -83,5 +92,7 @@ export async function startService(services: Services): Promise<RunningService> 
     })();
     return stopping;
   };
-  return { url: server.url, stop, ...(firstOperator ? { firstOperator } : {}) };
+  if (firstOperator) options.announceFirstOperator?.(firstOperator);
+  ready = true;
+  return { url: server.url, stop };
 }

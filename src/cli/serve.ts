@@ -44,21 +44,22 @@ flags win over the environment, which wins over the file.`,
         // Listening for SIGTERM/SIGINT before the port opens: a supervisor that stops the
         // service as soon as /healthz answers still gets a graceful stop.
         const stopSignal = io.untilStopSignal();
-        const running = await startService(services);
-        if (running.firstOperator) {
-          const user = running.firstOperator.account.users[0];
-          io.stdout(
-            [
-              "",
-              "First start: an operator account was created for the portal.",
-              `  sign in at  ${services.config.baseUrl}/`,
-              `  e-mail      ${user?.email}`,
-              `  password    ${running.firstOperator.oneTimePassword}`,
-              "This password is shown only now and must be changed at the first sign-in.",
-              "",
-            ].join("\n"),
-          );
-        }
+        const running = await startService(services, {
+          announceFirstOperator: (created) => {
+            const user = created.account.users[0];
+            io.stdout(
+              [
+                "",
+                "First start: an operator account was created for the portal.",
+                `  sign in at  ${services.config.baseUrl}/`,
+                `  e-mail      ${user?.email}`,
+                `  password    ${created.oneTimePassword}`,
+                "This password is shown only now and must be changed at the first sign-in.",
+                "",
+              ].join("\n"),
+            );
+          },
+        });
         const signal = await stopSignal;
         services.log.info("signal received", { signal });
         await running.stop();

@@ -10,13 +10,18 @@ import { createErrorHandler, notFoundHandler } from "./errors.ts";
 import { healthRoutes } from "./health.ts";
 import { requestIdMiddleware } from "./request-id.ts";
 
-export function createApp(services: Services): Hono {
+export interface AppOptions {
+  /** Whether start-up has finished (for /readyz); true when not given. */
+  isReady?: () => boolean;
+}
+
+export function createApp(services: Services, options: AppOptions = {}): Hono {
   const app = new Hono();
   app.use("*", requestIdMiddleware());
   app.use("*", accessLogMiddleware(services.log, services.metrics));
   app.onError(createErrorHandler(services.log));
   app.notFound(notFoundHandler);
-  app.route("/", healthRoutes(services.database));
+  app.route("/", healthRoutes(services.database, options.isReady));
   app.route("/", metricsRoutes(services.metrics, services.config.metricsTokenFile));
   app.route("/portal/api", createPortalApi(services));
   app.route("/v1", createV1App(services));

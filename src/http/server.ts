@@ -1,7 +1,7 @@
 // The HTTP(S) listener: the Hono app for /v1, /portal/api and health, plus the bundled portal.
 import portalPage from "../../admin-ui/index.html";
 import type { Services } from "../services.ts";
-import { createApp } from "./app.ts";
+import { type AppOptions, createApp } from "./app.ts";
 
 export interface RunningServer {
   url: URL;
@@ -14,9 +14,9 @@ export class ListenError extends Error {
   override name = "ListenError";
 }
 
-export function startHttpServer(services: Services): RunningServer {
+export function startHttpServer(services: Services, options: AppOptions = {}): RunningServer {
   const { config } = services;
-  const app = createApp(services);
+  const app = createApp(services, options);
   const tls =
     config.tlsCertFile && config.tlsKeyFile
       ? { cert: Bun.file(config.tlsCertFile), key: Bun.file(config.tlsKeyFile) }

@@ -66,3 +66,16 @@ describe("one error model", () => {
     expect((await app.request("/readyz")).status).toBe(503);
   });
 });
+
+describe("readiness", () => {
+  test("/readyz answers 503 while start-up has not finished, /healthz answers anyway", async () => {
+    let ready = false;
+    const app = createApp(createTestServices(), { isReady: () => ready });
+    expect((await app.request("/healthz")).status).toBe(200);
+    const starting = await app.request("/readyz");
+    expect(starting.status).toBe(503);
+    expect(await starting.json()).toEqual({ status: "unavailable", reason: "starting or stopping" });
+    ready = true;
+    expect((await app.request("/readyz")).status).toBe(200);
+  });
+});

@@ -51,7 +51,7 @@ export interface StartedBinary {
   stop(signal?: NodeJS.Signals): Promise<number>;
 }
 
-/** Starts `svc serve` on a free loopback port and waits until /healthz answers. */
+/** Starts `svc serve` on a free loopback port and waits until /readyz answers (start-up done). */
 export async function startBinary(
   binary: string,
   options: { cwd: string; args?: string[]; env?: Record<string, string> },
@@ -80,7 +80,7 @@ export async function startBinary(
     if (child.exitCode !== null)
       throw new Error(`svc serve exited with ${child.exitCode}:\n${err}`);
     try {
-      if ((await fetch(`${baseUrl}/healthz`)).ok) break;
+      if ((await fetch(`${baseUrl}/readyz`)).ok) break;
     } catch {}
     if (Date.now() > deadline) throw new Error(`svc serve did not become healthy:\n${err}`);
     await Bun.sleep(50);
