@@ -74,7 +74,10 @@ describe("readiness", () => {
     expect((await app.request("/healthz")).status).toBe(200);
     const starting = await app.request("/readyz");
     expect(starting.status).toBe(503);
-    expect(await starting.json()).toEqual({ status: "unavailable", reason: "starting or stopping" });
+    expect(await starting.json()).toEqual({
+      status: "unavailable",
+      reason: "starting or stopping",
+    });
     ready = true;
     expect((await app.request("/readyz")).status).toBe(200);
   });
