@@ -9,13 +9,23 @@ export function describeIssue(error: z.ZodError, what: string): string {
   return `${field}: ${issue?.message ?? "is invalid"}`;
 }
 
-/** Parses the JSON body; a body that is not JSON, or does not fit the schema, is a 400. */
+/**
+ * Parses the JSON body; a body sent as another content type, one that is not JSON, or one that
+ * does not fit the schema, is a 400 saying which.
+ */
 export async function readJson<T extends z.ZodType>(c: Context, schema: T): Promise<z.infer<T>> {
+  if (!/^application\/json\b/i.test(c.req.header("Content-Type") ?? "")) {
+    throw new ApiError(
+      "invalid_request",
+      "Send the body as JSON with Content-Type: application/json.",
+    );
+  }
   let body: unknown;
   try {
     body = await c.req.json();
-  } catch {
-    throw new ApiError("invalid_request", "The request body must be JSON.");
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new ApiError("invalid_request", `The request body is not valid JSON: ${detail}`);
   }
   const parsed = schema.safeParse(body);
   if (!parsed.success) throw new ApiError("invalid_request", describeIssue(parsed.error, "body"));

@@ -1,33 +1,17 @@
 // The operator ingest route: POST <mount>?account=<service account id> with the same JSON
 // document `svc import` reads. Mounted under the portal's operator routes, whose session and
 // operator checks run first; this module only validates, calls importBankData and maps the result.
-import { type Context, Hono } from "hono";
+import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { z } from "zod";
 import { ApiError } from "../../http/errors.ts";
+import { readJson } from "../../http/validate.ts";
 import type { Services } from "../../services.ts";
 import { importBankData } from "./ingest.ts";
 
 export const maxImportBytes = 50 * 1024 * 1024;
 
 const querySchema = z.object({ account: z.uuid() });
-
-async function readJson(c: Context): Promise<unknown> {
-  const type = c.req.header("Content-Type") ?? "";
-  if (!/^application\/json\b/i.test(type))
-    throw new ApiError(
-      "invalid_request",
-      "Send the import document with Content-Type: application/json.",
-    );
-  try {
-    return await c.req.json();
-  } catch (error) {
-    throw new ApiError(
-      "invalid_request",
-      `The body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  }
-}
 
 export function createImportRoutes(services: Services, options: { maxBytes?: number } = {}): Hono {
   const maxBytes = options.maxBytes ?? maxImportBytes;
@@ -50,7 +34,8 @@ export function createImportRoutes(services: Services, options: { maxBytes?: num
           "invalid_request",
           "account: pass ?account=<service account id> (a UUID).",
         );
-      const document = await readJson(c);
+      // The document's shape is checked whole by importBankData, which names every problem.
+      const document = await readJson(c, z.unknown());
       return c.json(importBankData(services, query.data.account, document));
     },
   );
