@@ -4,16 +4,16 @@
 // per-key rate limit. 401s get `WWW-Authenticate: Bearer` from errorResponse.
 import type { MiddlewareHandler } from "hono";
 import { decideApiAccess } from "../accounts/entitlement.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError, type ErrorCode } from "../http/errors.ts";
 import type { KeyAuthenticator } from "../keys/authenticate.ts";
-import { type KeyRateLimiter, rateLimitHeaders } from "./rate-limit.ts";
+import { type KeyRateLimiter, type RateLimitDecision, rateLimitHeaders } from "./rate-limit.ts";
 
 /** Who the request acts for: every read is scoped to `serviceAccountId`. */
 export interface Principal {
   keyId: string;
   serviceAccountId: string;
   /** Database generation seen by the key check; a cache keyed on it is never stale. */
-  dataGeneration: string;
+  dataGeneration: number;
 }
 
 export interface ApiEnv {
@@ -23,56 +23,81 @@ export interface ApiEnv {
 const bearerPattern = /^Bearer +(\S+) *$/i;
 const keyShapeHint = "API keys look like svk_ followed by 8 characters, _ and 43 characters.";
 
+export type ApiAccess = { ok: true; principal: Principal } | { ok: false; error: ApiError };
+
+/**
+ * The key and account checks of one request, from its Authorization header (undefined or null
+ * when absent), in the order above. Shared by the middleware and the cached-answer lane.
+ */
+export function checkApiAccess(
+  authenticator: KeyAuthenticator,
+  header: string | null | undefined,
+): ApiAccess {
+  if (header === undefined || header === null) {
+    return refused(
+      "not_authenticated",
+      "No API key was sent. Send it in the header `Authorization: Bearer <API key>`.",
+    );
+  }
+  const presented = bearerPattern.exec(header)?.[1];
+  if (presented === undefined) {
+    return refused(
+      "invalid_api_key",
+      "The Authorization header must have the form `Bearer <API key>`.",
+    );
+  }
+  const check = authenticator.check(presented);
+  if (!check.ok) {
+    const message =
+      check.reason === "malformed"
+        ? `The API key is malformed. ${keyShapeHint}`
+        : check.reason === "revoked"
+          ? `This API key was revoked at ${check.revokedAt.toISOString()}. Use another key of the account or create a new one.`
+          : "The API key is not known. Check that it was copied whole and that it belongs to this service.";
+    return refused("invalid_api_key", message);
+  }
+  const decision = decideApiAccess(check.access);
+  if (!decision.allowed) return refused(decision.code, decision.message);
+  return {
+    ok: true,
+    principal: {
+      keyId: check.keyId,
+      serviceAccountId: check.serviceAccountId,
+      dataGeneration: check.dataGeneration,
+    },
+  };
+}
+
+function refused(code: ErrorCode, message: string): ApiAccess {
+  return { ok: false, error: new ApiError(code, message) };
+}
+
+/** The 429 for a request over its key's limit. */
+export function rateLimitedError(limit: RateLimitDecision): ApiError {
+  return new ApiError(
+    "rate_limited",
+    `Too many requests with this API key: at most ${limit.limit} a minute. Retry after ${limit.resetSeconds} s.`,
+    { ...rateLimitHeaders(limit), "Retry-After": String(limit.resetSeconds) },
+  );
+}
+
+/** Bank data and errors about keys: never stored by shared caches or the browser. */
+export const apiCacheControl = "no-store";
+
 export function apiAuthMiddleware(deps: {
   authenticator: KeyAuthenticator;
   rateLimiter: KeyRateLimiter | undefined;
 }): MiddlewareHandler<ApiEnv> {
   return async (c, next) => {
-    // Bank data and errors about keys: never stored by shared caches or the browser.
-    c.header("Cache-Control", "no-store");
-    const header = c.req.header("authorization");
-    if (header === undefined) {
-      throw new ApiError(
-        "not_authenticated",
-        "No API key was sent. Send it in the header `Authorization: Bearer <API key>`.",
-      );
-    }
-    const presented = bearerPattern.exec(header)?.[1];
-    if (presented === undefined) {
-      throw new ApiError(
-        "invalid_api_key",
-        "The Authorization header must have the form `Bearer <API key>`.",
-      );
-    }
-    const check = deps.authenticator.check(presented);
-    if (!check.ok) {
-      const message =
-        check.reason === "malformed"
-          ? `The API key is malformed. ${keyShapeHint}`
-          : check.reason === "revoked"
-            ? `This API key was revoked at ${check.revokedAt.toISOString()}. Use another key of the account or create a new one.`
-            : "The API key is not known. Check that it was copied whole and that it belongs to this service.";
-      throw new ApiError("invalid_api_key", message);
-    }
-    const decision = decideApiAccess(check.access);
-    if (!decision.allowed) throw new ApiError(decision.code, decision.message);
+    c.header("Cache-Control", apiCacheControl);
+    const access = checkApiAccess(deps.authenticator, c.req.header("authorization"));
+    if (!access.ok) throw access.error;
     if (deps.rateLimiter) {
-      const limit = deps.rateLimiter.consume(check.keyId);
-      const headers = rateLimitHeaders(limit);
-      if (!limit.allowed) {
-        throw new ApiError(
-          "rate_limited",
-          `Too many requests with this API key: at most ${limit.limit} a minute. Retry after ${limit.resetSeconds} s.`,
-          { ...headers, "Retry-After": String(limit.resetSeconds) },
-        );
-      }
-      for (const [name, value] of Object.entries(headers)) c.header(name, value);
+      const limit = deps.rateLimiter.consume(access.principal.keyId);
+      if (!limit.allowed) throw rateLimitedError(limit);
+      for (const [name, value] of Object.entries(rateLimitHeaders(limit))) c.header(name, value);
     }
-    c.set("principal", {
-      keyId: check.keyId,
-      serviceAccountId: check.serviceAccountId,
-      dataGeneration: check.dataGeneration,
-    });
+    c.set("principal", access.principal);
     await next();
   };
 }

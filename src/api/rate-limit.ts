@@ -52,3 +52,17 @@ export function rateLimitHeaders(decision: RateLimitDecision): Record<string, st
     "RateLimit-Policy": `${decision.limit};w=${rateLimitWindowMs / 1000}`,
   };
 }
+
+/** The field names as rateLimitHeaders spells them. */
+export const rateLimitHeaderNames = [
+  "RateLimit-Limit",
+  "RateLimit-Remaining",
+  "RateLimit-Reset",
+  "RateLimit-Policy",
+] as const;
+
+/** Sets the two fields that differ from one request to the next on headers that have all four. */
+export function setRateLimitState(headers: Headers, decision: RateLimitDecision): void {
+  headers.set("RateLimit-Remaining", String(decision.remaining));
+  headers.set("RateLimit-Reset", String(decision.resetSeconds));
+}

@@ -4,42 +4,47 @@
 // every resource is 404 with or without a key.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { Hono } from "hono";
-import { createDataGeneration, createGenerationCache } from "../db/data-generation.ts";
+import { createDataGeneration } from "../db/data-generation.ts";
+import type { RequestIds } from "../http/request-id.ts";
 import { createKeyAuthenticator } from "../keys/authenticate.ts";
 import type { Services } from "../services.ts";
+import { createAnswerCache, rememberAnswersMiddleware } from "./answer-cache.ts";
 import { type ApiEnv, apiAuthMiddleware } from "./auth.ts";
+import { type CachedAnswerLane, createCachedAnswerLane } from "./cached-answers.ts";
 import { renderReferencePage } from "./docs-page.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { validationHook } from "./params.ts";
 import { createKeyRateLimiter } from "./rate-limit.ts";
 import { createBankReads } from "./reads/bank-reads.ts";
-import { responseCacheMiddleware } from "./response-cache.ts";
 import { registerAccountRoutes } from "./routes/accounts.ts";
 import { registerConnectionRoutes } from "./routes/connections.ts";
 import { registerTransactionRoutes } from "./routes/transactions.ts";
 
 /** Every resource lives under one of these; each one's whole subtree requires a key. */
 export const resourcePrefixes = ["/accounts", "/connections"] as const;
-/** Cached answers kept at most (a 100-row page is ~30 KB). */
-const responseCacheEntries = 512;
+/** Answers remembered at most (a 100-row page is ~30 KB). */
+const answerCacheEntries = 512;
 
-export function createV1App(services: Services): Hono {
+export interface V1 {
+  app: Hono;
+  /** Answers a request from the remembered answers, or returns undefined (see cached-answers.ts). */
+  serveCached: CachedAnswerLane;
+}
+
+export function createV1App(services: Services, deps: { requestIds: RequestIds }): V1 {
   const { config, database, clock } = services;
   const resources = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook });
   const generation = createDataGeneration(database);
-  const auth = apiAuthMiddleware({
-    authenticator: createKeyAuthenticator(database, clock, generation),
-    rateLimiter:
-      config.apiRateLimitPerMinute > 0
-        ? createKeyRateLimiter(clock, config.apiRateLimitPerMinute)
-        : undefined,
-  });
+  const authenticator = createKeyAuthenticator(database, clock, generation);
+  const rateLimiter =
+    config.apiRateLimitPerMinute > 0
+      ? createKeyRateLimiter(clock, config.apiRateLimitPerMinute)
+      : undefined;
+  const answers = createAnswerCache(answerCacheEntries);
+  const auth = apiAuthMiddleware({ authenticator, rateLimiter });
+  const remember = rememberAnswersMiddleware({ answers, clock });
   // Hono's `/accounts/*` also matches `/accounts` itself.
-  const cache = responseCacheMiddleware({
-    cache: createGenerationCache<string>(responseCacheEntries),
-    clock,
-  });
-  for (const prefix of resourcePrefixes) resources.use(`${prefix}/*`, auth, cache);
+  for (const prefix of resourcePrefixes) resources.use(`${prefix}/*`, auth, remember);
   const reads = createBankReads(database);
   registerAccountRoutes(resources, reads);
   registerTransactionRoutes(resources, reads, clock);
@@ -52,10 +57,21 @@ export function createV1App(services: Services): Hono {
   const documentJson = JSON.stringify(document);
   const referencePage = renderReferencePage(document);
 
-  const v1 = new Hono();
+  const app = new Hono();
   // Registered before the resources, so these public pages answer without a key.
-  v1.get("/openapi.json", (c) => c.body(documentJson, 200, { "Content-Type": "application/json" }));
-  v1.get("/docs", (c) => c.html(referencePage));
-  v1.route("/", resources);
-  return v1;
+  app.get("/openapi.json", (c) =>
+    c.body(documentJson, 200, { "Content-Type": "application/json" }),
+  );
+  app.get("/docs", (c) => c.html(referencePage));
+  app.route("/", resources);
+  const serveCached = createCachedAnswerLane({
+    answers,
+    authenticator,
+    rateLimiter,
+    clock,
+    requestIds: deps.requestIds,
+    log: services.log,
+    metrics: services.metrics,
+  });
+  return { app, serveCached };
 }

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes } from "node:crypto";
 
 /** `byteCount` bytes from the CSPRNG, base64url without padding. */
 export function randomBase64Url(byteCount: number): string {
@@ -21,13 +21,18 @@ export function randomFromAlphabet(alphabet: string, length: number): string {
 }
 
 export function sha256Hex(value: string | Uint8Array): string {
-  return createHash("sha256").update(value).digest("hex");
+  // Bun's one-shot hasher: ~2x faster than node:crypto's createHash (on every /v1 request).
+  return Bun.CryptoHasher.hash("sha256", value, "hex");
 }
 
-/** Constant-time string comparison; unequal lengths are rejected before comparing. */
+/**
+ * Constant-time string comparison: every character is compared, so the time depends only on the
+ * length (unequal lengths are rejected first). Without allocating buffers: it runs on every /v1
+ * request.
+ */
 export function constantTimeEqual(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  if (left.length !== right.length) return false;
-  return timingSafeEqual(left, right);
+  if (a.length !== b.length) return false;
+  let difference = 0;
+  for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return difference === 0;
 }

@@ -1,33 +1,102 @@
-// A cheap token that changes whenever the database may have changed: SQLite's data_version moves
-// when any other connection (the CLI, another process) commits, and total_changes() moves with
-// every row this connection writes. Caches keyed on it can never serve stale data, so a revoke
-// or a sync anywhere takes effect on the very next request.
+// A cheap number that moves whenever the database may have changed, by a commit of this process
+// or of any other (the CLI next to the server). Caches keyed on it can never serve stale data, so
+// a revoke or a sync anywhere takes effect on the very next request.
+//
+// Read on every /v1 request, so it has a fast way and a fallback:
+// - WAL-index header (fast, ~0.03 µs): in WAL mode every commit, by any connection, rewrites the
+//   header at the start of the `-shm` file (iChange counts commits; mxFrame, salts and checksums
+//   move too; https://www.sqlite.org/walformat.html). The file is mapped read-only in spirit
+//   (never written) and one copy of the 48-byte header is compared with the last one seen.
+//   SQLite writes the first copy last, so a header that still reads as before means that no
+//   commit had finished when it was read. Mapped only while this connection is open: SQLite keeps
+//   the file's size while any connection holds it.
+// - PRAGMA data_version + total_changes() (~2 µs): data_version moves when another connection
+//   commits, total_changes() with every row this connection writes. Used when there is no
+//   WAL-index to read (an in-memory database, another VFS, an unknown header version).
 import type { Database } from "./open.ts";
 
 export interface DataGeneration {
-  /** Changes after any commit by any connection; equal values mean nothing changed in between. */
-  current(): string;
+  /** Moves after any commit by any connection; an equal number means nothing changed in between. */
+  current(): number;
+  /** Which way changes are detected (for diagnostics and tests). */
+  readonly source: "wal-index" | "pragma";
 }
 
+/** WalIndexHdr.iVersion of every SQLite since 3.7.0. */
+const walIndexVersion = 3007000;
+/** One copy of the WAL-index header: 48 bytes. */
+const headerWords = 12;
+
 export function createDataGeneration(database: Database): DataGeneration {
+  return walIndexGeneration(database) ?? pragmaGeneration(database);
+}
+
+/** The WAL-index way, or undefined when this database has no WAL-index to read. */
+export function walIndexGeneration(database: Database): DataGeneration | undefined {
+  if (database.path === ":memory:") return undefined;
+  const mode = database.sqlite.prepare<{ journal_mode: string }, []>("PRAGMA journal_mode").get();
+  if (mode?.journal_mode !== "wal") return undefined;
+  let header: Uint32Array;
+  try {
+    const mapped = Bun.mmap(`${database.path}-shm`, { shared: true, size: headerWords * 4 });
+    if (mapped.byteLength < headerWords * 4) return undefined;
+    header = new Uint32Array(mapped.buffer, mapped.byteOffset, headerWords);
+  } catch {
+    return undefined;
+  }
+  if (header[0] !== walIndexVersion) return undefined;
+  const seen = new Uint32Array(headerWords);
+  let generation = 0;
+  return {
+    source: "wal-index",
+    current() {
+      // After close another process may shrink the file; never touch the mapping then.
+      if (!database.isOpen()) throw new Error("the database is closed");
+      let changed = false;
+      for (let i = 0; i < headerWords; i++) {
+        const word = header[i] as number;
+        if (word !== seen[i]) {
+          seen[i] = word;
+          changed = true;
+        }
+      }
+      if (changed) generation += 1;
+      return generation;
+    },
+  };
+}
+
+/** The fallback way; works on any database. */
+export function pragmaGeneration(database: Database): DataGeneration {
   // Two statements: measured faster than one SELECT over pragma_data_version.
   const dataVersion = database.sqlite.prepare<[number], []>("PRAGMA data_version");
   const totalChanges = database.sqlite.prepare<[number], []>("SELECT total_changes()");
+  let lastDataVersion = -1;
+  let lastTotalChanges = -1;
+  let generation = 0;
   return {
+    source: "pragma",
     current() {
-      return `${dataVersion.values()[0]?.[0]}:${totalChanges.values()[0]?.[0]}`;
+      const version = Number(dataVersion.values()[0]?.[0]);
+      const changes = Number(totalChanges.values()[0]?.[0]);
+      if (version !== lastDataVersion || changes !== lastTotalChanges) {
+        lastDataVersion = version;
+        lastTotalChanges = changes;
+        generation += 1;
+      }
+      return generation;
     },
   };
 }
 
 /** A bounded map whose entries are valid only for the generation they were stored at. */
 export interface GenerationCache<V> {
-  get(key: string, generation: string): V | undefined;
-  set(key: string, generation: string, value: V): void;
+  get(key: string, generation: number): V | undefined;
+  set(key: string, generation: number, value: V): void;
 }
 
 export function createGenerationCache<V>(maxEntries: number): GenerationCache<V> {
-  let stored = "";
+  let stored = -1;
   const entries = new Map<string, V>();
   return {
     get(key, generation) {

@@ -20,6 +20,8 @@ export interface Database {
   db: Db;
   sqlite: SqliteDatabase;
   path: string;
+  /** False once close() was called. */
+  isOpen(): boolean;
   close(): void;
 }
 
@@ -54,6 +56,7 @@ export function openDatabase(path: string): Database {
     db,
     sqlite,
     path,
+    isOpen: () => !closed,
     close() {
       if (closed) return;
       closed = true;

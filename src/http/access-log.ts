@@ -30,27 +30,52 @@ export function routePattern(c: Context): string {
   return unmatchedRoute;
 }
 
+/** What one answered request leaves in the access log and the HTTP metrics. */
+export interface AnsweredRequest {
+  method: string;
+  /** The route pattern (see routePattern), never the raw path. */
+  route: string;
+  status: number;
+  durationMs: number;
+  requestId: string | undefined;
+  /** The API key's id (/v1). */
+  keyId?: string | undefined;
+  /** The signed-in user's id (portal). */
+  userId?: string | undefined;
+}
+
+/** Writes the access-log line and counts the request; shared by every path that answers. */
+export function recordAnsweredRequest(log: Logger, metrics: Metrics, answered: AnsweredRequest) {
+  const { method, route, status, durationMs } = answered;
+  metrics.httpRequest({ method, route, status }, durationMs / 1000);
+  const fields: Record<string, unknown> = {
+    method,
+    route,
+    status,
+    durationMs: Math.round(durationMs * 10) / 10,
+    requestId: answered.requestId,
+  };
+  if (answered.keyId) fields.keyId = answered.keyId;
+  if (answered.userId) fields.userId = answered.userId;
+  if (quietRoutes.has(route)) log.debug("request", fields);
+  else log.info("request", fields);
+}
+
 export function accessLogMiddleware(log: Logger, metrics: Metrics): MiddlewareHandler {
   return async (c, next) => {
     const started = performance.now();
     await next();
-    const durationMs = performance.now() - started;
-    const route = routePattern(c);
-    const status = c.res.status;
-    metrics.httpRequest({ method: c.req.method, route, status }, durationMs / 1000);
     // Who made the request, as ids set by the /v1 key check or the portal's session check.
     const principal = c.get("principal" as never) as { keyId?: string } | undefined;
     const portalUser = c.get("portalUser" as never) as { userId?: string } | undefined;
-    const fields = {
+    recordAnsweredRequest(log, metrics, {
       method: c.req.method,
-      route,
-      status,
-      durationMs: Math.round(durationMs * 10) / 10,
+      route: routePattern(c),
+      status: c.res.status,
+      durationMs: performance.now() - started,
       requestId: c.get("requestId"),
-      ...(principal?.keyId ? { keyId: principal.keyId } : {}),
-      ...(portalUser?.userId ? { userId: portalUser.userId } : {}),
-    };
-    if (quietRoutes.has(route)) log.debug("request", fields);
-    else log.info("request", fields);
+      keyId: principal?.keyId,
+      userId: portalUser?.userId,
+    });
   };
 }

@@ -8,22 +8,35 @@ import type { Services } from "../services.ts";
 import { accessLogMiddleware } from "./access-log.ts";
 import { createErrorHandler, notFoundHandler } from "./errors.ts";
 import { healthRoutes } from "./health.ts";
-import { requestIdMiddleware } from "./request-id.ts";
+import { createRequestIds, requestIdMiddleware } from "./request-id.ts";
 
 export interface AppOptions {
   /** Whether start-up has finished (for /readyz); true when not given. */
   isReady?: () => boolean;
 }
 
-export function createApp(services: Services, options: AppOptions = {}): Hono {
+export interface HttpApp {
+  app: Hono;
+  /** What the listener calls: remembered /v1 answers first (api/cached-answers.ts), then the app. */
+  fetch(request: Request): Response | Promise<Response>;
+}
+
+export function createHttpApp(services: Services, options: AppOptions = {}): HttpApp {
+  const requestIds = createRequestIds();
+  const v1 = createV1App(services, { requestIds });
   const app = new Hono();
-  app.use("*", requestIdMiddleware());
+  app.use("*", requestIdMiddleware(requestIds));
   app.use("*", accessLogMiddleware(services.log, services.metrics));
   app.onError(createErrorHandler(services.log));
   app.notFound(notFoundHandler);
   app.route("/", healthRoutes(services.database, options.isReady));
   app.route("/", metricsRoutes(services.metrics, services.config.metricsTokenFile));
   app.route("/portal/api", createPortalApi(services));
-  app.route("/v1", createV1App(services));
-  return app;
+  app.route("/v1", v1.app);
+  return { app, fetch: (request) => v1.serveCached(request) ?? app.fetch(request) };
+}
+
+/** The Hono app alone (in-process tests and tools); the listener uses createHttpApp. */
+export function createApp(services: Services, options: AppOptions = {}): Hono {
+  return createHttpApp(services, options).app;
 }

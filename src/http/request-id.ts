@@ -8,17 +8,30 @@ declare module "hono" {
   }
 }
 
+/** Issues the id of each request (never taken from the client), shown in Svc-Request-Id. */
+export interface RequestIds {
+  next(): string;
+}
+
 /**
- * Gives every request an id (never taken from the client) on the response and in the logs.
  * Ids only need to be unique, not secret: a random per-process prefix and a counter, which
- * keeps the CSPRNG off the hot path.
+ * keeps the CSPRNG off the hot path. One source per app, shared by every path that answers.
  */
-export function requestIdMiddleware(): MiddlewareHandler {
+export function createRequestIds(): RequestIds {
   const prefix = randomBase64Url(6);
   let counter = 0;
+  return {
+    next() {
+      counter += 1;
+      return `req_${prefix}${counter.toString(36).padStart(8, "0")}`;
+    },
+  };
+}
+
+/** Gives every request an id on the response and in the logs. */
+export function requestIdMiddleware(ids: RequestIds): MiddlewareHandler {
   return async (c, next) => {
-    counter += 1;
-    const requestId = `req_${prefix}${counter.toString(36).padStart(8, "0")}`;
+    const requestId = ids.next();
     c.set("requestId", requestId);
     c.header(requestIdHeader, requestId);
     await next();

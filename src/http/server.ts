@@ -1,7 +1,7 @@
 // The HTTP(S) listener: the Hono app for /v1, /portal/api and health, plus the bundled portal.
 import portalPage from "../../admin-ui/index.html";
 import type { Services } from "../services.ts";
-import { type AppOptions, createApp } from "./app.ts";
+import { type AppOptions, createHttpApp } from "./app.ts";
 
 export interface RunningServer {
   url: URL;
@@ -16,7 +16,7 @@ export class ListenError extends Error {
 
 export function startHttpServer(services: Services, options: AppOptions = {}): RunningServer {
   const { config } = services;
-  const app = createApp(services, options);
+  const app = createHttpApp(services, options);
   const tls =
     config.tlsCertFile && config.tlsKeyFile
       ? { cert: Bun.file(config.tlsCertFile), key: Bun.file(config.tlsKeyFile) }

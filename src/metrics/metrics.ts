@@ -17,6 +17,7 @@ import type { Clock } from "../clock.ts";
 import type { Database } from "../db/open.ts";
 import type { SendResult } from "../webhooks/sender.ts";
 import { registerDatabaseGauges } from "./database-gauges.ts";
+import { registerHttpRequestMetrics } from "./http-requests.ts";
 import { registerProcessMetrics } from "./process-metrics.ts";
 
 export const metricsPrefix = "svc_";
@@ -57,19 +58,11 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   const registers = [registry];
   const name = (suffix: string) => `${metricsPrefix}${suffix}`;
 
-  const httpRequests = new Counter({
-    name: name("http_requests_total"),
-    help: "HTTP requests answered, by method, route pattern and status code.",
-    labelNames: ["method", "route", "status"] as const,
-    registers,
-  });
-  const httpDuration = new Histogram({
-    name: name("http_request_duration_seconds"),
-    help: "Time from receiving a request to its response, by method and route pattern.",
-    labelNames: ["method", "route"] as const,
-    buckets: httpBuckets,
-    registers,
-  });
+  const httpRequests = registerHttpRequestMetrics(
+    registry,
+    { requests: name("http_requests_total"), duration: name("http_request_duration_seconds") },
+    httpBuckets,
+  );
   const attempts = new Counter({
     name: name("webhook_delivery_attempts_total"),
     help: "Delivery attempts of account events, by result: succeeded, or the failure class (dns, blocked_address, connect, tls, timeout, redirect, http_status).",
@@ -127,8 +120,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   return {
     registry,
     httpRequest(labels, durationSeconds) {
-      httpRequests.inc({ ...labels, status: String(labels.status) });
-      httpDuration.observe({ method: labels.method, route: labels.route }, durationSeconds);
+      httpRequests.observe(labels.method, labels.route, labels.status, durationSeconds);
     },
     deliveryAttempt(result) {
       attempts.inc({ result: result.ok ? "succeeded" : (result.errorClass ?? "connect") });

@@ -2,8 +2,14 @@
 // by this server's own connection or by another process (the CLI) shows on the very next request.
 import { afterAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { createDataGeneration, createGenerationCache } from "../../src/db/data-generation.ts";
-import { openDatabase } from "../../src/db/open.ts";
+import {
+  createDataGeneration,
+  createGenerationCache,
+  type DataGeneration,
+  pragmaGeneration,
+  walIndexGeneration,
+} from "../../src/db/data-generation.ts";
+import { type Database, openDatabase } from "../../src/db/open.ts";
 import { apiKeys, serviceAccounts } from "../../src/db/schema.ts";
 import { startApiHarness } from "../support/api.ts";
 import { insertTransactions } from "../support/bank-fixtures.ts";
@@ -28,30 +34,73 @@ async function transactionIds(accountId: string, key: string): Promise<string[]>
 }
 
 describe("data generation", () => {
-  test("changes after a commit on this connection and after a commit on another one", () => {
-    const generation = createDataGeneration(api.services.database);
-    const start = generation.current();
-    expect(generation.current()).toBe(start);
-    api.services.database.sqlite.exec(
-      "INSERT INTO instance_meta (key, value) VALUES ('probe-1', 'x')",
-    );
-    const afterOwn = generation.current();
-    expect(afterOwn).not.toBe(start);
-    const other = otherProcessConnection();
-    other.sqlite.exec("INSERT INTO instance_meta (key, value) VALUES ('probe-2', 'x')");
-    other.close();
-    expect(generation.current()).not.toBe(afterOwn);
+  const ways = {
+    "WAL-index header": (database: Database) => walIndexGeneration(database) as DataGeneration,
+    "PRAGMA data_version + total_changes()": pragmaGeneration,
+  };
+  for (const [name, create] of Object.entries(ways)) {
+    test(`${name}: moves after a commit on this connection and after one on another connection, and only then`, () => {
+      const generation = create(api.services.database);
+      expect(generation).toBeDefined();
+      const start = generation.current();
+      expect(generation.current()).toBe(start);
+      // Reads and writes that change nothing leave it alone.
+      api.services.database.sqlite.query("SELECT COUNT(*) FROM api_keys").get();
+      api.services.database.sqlite.exec(
+        "UPDATE instance_meta SET value = value WHERE key = 'none'",
+      );
+      expect(generation.current()).toBe(start);
+      const probe = crypto.randomUUID();
+      api.services.database.sqlite.exec(
+        `INSERT INTO instance_meta (key, value) VALUES ('own-${probe}', 'x')`,
+      );
+      const afterOwn = generation.current();
+      expect(afterOwn).not.toBe(start);
+      expect(generation.current()).toBe(afterOwn);
+      const other = otherProcessConnection();
+      other.sqlite.exec(`INSERT INTO instance_meta (key, value) VALUES ('other-${probe}', 'x')`);
+      other.close();
+      const afterOther = generation.current();
+      expect(afterOther).not.toBe(afterOwn);
+      // A checkpoint that restarts the WAL changes nothing, but may only ever move it forwards.
+      api.services.database.sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+      expect(generation.current()).toBeGreaterThanOrEqual(afterOther);
+    });
+  }
+
+  test("a database file in WAL mode is watched through its WAL-index; an in-memory one by PRAGMA", () => {
+    expect(createDataGeneration(api.services.database).source).toBe("wal-index");
+    const memory = openDatabase(":memory:");
+    try {
+      const generation = createDataGeneration(memory);
+      expect(generation.source).toBe("pragma");
+      memory.sqlite.exec("CREATE TABLE t (x)");
+      const start = generation.current();
+      memory.sqlite.exec("INSERT INTO t VALUES (1)");
+      expect(generation.current()).not.toBe(start);
+    } finally {
+      memory.close();
+    }
+  });
+
+  test("the WAL-index is never read after the database was closed", () => {
+    const database = openDatabase(api.services.database.path);
+    const generation = createDataGeneration(database);
+    expect(generation.source).toBe("wal-index");
+    generation.current();
+    database.close();
+    expect(() => generation.current()).toThrow(/closed/);
   });
 
   test("a cache entry is served only at the generation it was stored at", () => {
     const cache = createGenerationCache<string>(2);
-    cache.set("a", "1:1", "A");
-    expect(cache.get("a", "1:1")).toBe("A");
-    expect(cache.get("a", "1:2")).toBeUndefined();
-    cache.set("b", "1:1", "B");
-    cache.set("c", "1:1", "C");
-    expect(cache.get("a", "1:1")).toBeUndefined();
-    expect(cache.get("c", "1:1")).toBe("C");
+    cache.set("a", 1, "A");
+    expect(cache.get("a", 1)).toBe("A");
+    expect(cache.get("a", 2)).toBeUndefined();
+    cache.set("b", 1, "B");
+    cache.set("c", 1, "C");
+    expect(cache.get("a", 1)).toBeUndefined();
+    expect(cache.get("c", 1)).toBe("C");
   });
 });
 

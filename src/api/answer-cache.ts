@@ -1,0 +1,75 @@
+// Successful /v1 reads, remembered per service account and URL for as long as the database has
+// not changed (see db/data-generation.ts): the same answer as a fresh read, without rebuilding
+// 100 rows per request. Errors are never remembered. Served by cached-answers.ts, which checks
+// the key and counts the rate limit first, like any other request.
+import type { MiddlewareHandler } from "hono";
+import type { Clock } from "../clock.ts";
+import { createGenerationCache } from "../db/data-generation.ts";
+import { routePattern } from "../http/access-log.ts";
+import { requestIdHeader } from "../http/errors.ts";
+import type { ApiEnv, Principal } from "./auth.ts";
+import { rateLimitHeaderNames } from "./rate-limit.ts";
+
+export interface CachedAnswer {
+  /**
+   * The fresh answer, to be cloned per request and given its own request id and rate-limit state
+   * (the other headers, their order and spelling stay as the fresh answer had them): the body is
+   * a Blob the clones share, and copying headers is cheaper than building them (BENCHMARKS.md).
+   */
+  template: Response;
+  /** The route pattern, for the access log and metrics. */
+  route: string;
+}
+
+export interface AnswerCache {
+  get(principal: Principal, url: string, now: Date): CachedAnswer | undefined;
+  set(principal: Principal, url: string, now: Date, answer: CachedAnswer): void;
+}
+
+const msPerDay = 86_400_000;
+
+/**
+ * Headers iterate sorted, with lower-case names; the service's own are put back in their
+ * spelling and order (so a remembered answer reads like a fresh one). Bun spells standard ones.
+ */
+const ownHeaderSpelling = new Map(
+  [requestIdHeader, ...rateLimitHeaderNames].map((name) => [name.toLowerCase(), name]),
+);
+
+/** `maxEntries` bounds memory: a 100-row transactions page is ~30 KB. */
+export function createAnswerCache(maxEntries: number): AnswerCache {
+  const entries = createGenerationCache<CachedAnswer>(maxEntries);
+  // The default transactions window ends "today", so the UTC day is part of what a URL means;
+  // the generation the key check saw guarantees the answer is not older than any commit.
+  const keyOf = (principal: Principal, url: string, now: Date) =>
+    `${principal.serviceAccountId} ${Math.floor(now.getTime() / msPerDay)} ${url}`;
+  return {
+    get: (principal, url, now) => entries.get(keyOf(principal, url, now), principal.dataGeneration),
+    set: (principal, url, now, answer) =>
+      entries.set(keyOf(principal, url, now), principal.dataGeneration, answer),
+  };
+}
+
+/** Remembers each successful GET answered by the routes after it. */
+export function rememberAnswersMiddleware(deps: {
+  answers: AnswerCache;
+  clock: Clock;
+}): MiddlewareHandler<ApiEnv> {
+  return async (c, next) => {
+    await next();
+    if (c.req.method !== "GET" || c.res.status !== 200) return;
+    const headers = new Headers();
+    c.res.headers.forEach((value, name) => {
+      if (!ownHeaderSpelling.has(name)) headers.set(name, value);
+    });
+    for (const name of ownHeaderSpelling.values()) {
+      const value = c.res.headers.get(name);
+      if (value !== null) headers.set(name, value);
+    }
+    const body = await c.res.clone().blob();
+    deps.answers.set(c.get("principal"), c.req.url, deps.clock.now(), {
+      template: new Response(body, { status: 200, headers }),
+      route: routePattern(c),
+    });
+  };
+}

@@ -1,0 +1,68 @@
+// The lane for /v1 requests whose answer is remembered (answer-cache.ts), served before the
+// router: the same key check, entitlement check and rate limit as the middleware chain
+// (checkApiAccess, the same limiter), the same headers, request id, access-log line and metrics,
+// without the per-request cost of the middleware chain (BENCHMARKS.md "Read API"). Anything else
+// (no answer remembered, any refusal, the limit reached, any failure) returns undefined and goes to the
+// router, which answers it from scratch, errors included.
+import type { Clock } from "../clock.ts";
+import { recordAnsweredRequest } from "../http/access-log.ts";
+import { requestIdHeader } from "../http/errors.ts";
+import type { RequestIds } from "../http/request-id.ts";
+import type { KeyAuthenticator } from "../keys/authenticate.ts";
+import type { Logger } from "../log.ts";
+import type { Metrics } from "../metrics/metrics.ts";
+import type { AnswerCache } from "./answer-cache.ts";
+import { checkApiAccess } from "./auth.ts";
+import { type KeyRateLimiter, type RateLimitDecision, setRateLimitState } from "./rate-limit.ts";
+
+export type CachedAnswerLane = (request: Request) => Response | undefined;
+
+export function createCachedAnswerLane(deps: {
+  answers: AnswerCache;
+  authenticator: KeyAuthenticator;
+  rateLimiter: KeyRateLimiter | undefined;
+  clock: Clock;
+  requestIds: RequestIds;
+  log: Logger;
+  metrics: Metrics;
+}): CachedAnswerLane {
+  const serve: CachedAnswerLane = (request) => {
+    const started = performance.now();
+    if (request.method !== "GET") return undefined;
+    const url = request.url;
+    const pathStart = url.indexOf("/", url.indexOf("//") + 2);
+    if (!url.startsWith("/v1/", pathStart)) return undefined;
+    const access = checkApiAccess(deps.authenticator, request.headers.get("authorization"));
+    if (!access.ok) return undefined;
+    const { principal } = access;
+    const answer = deps.answers.get(principal, url, deps.clock.now());
+    if (answer === undefined) return undefined;
+    let limit: RateLimitDecision | undefined;
+    if (deps.rateLimiter) {
+      // A refusal counts nothing, so the router's own check refuses this request the same way.
+      limit = deps.rateLimiter.consume(principal.keyId);
+      if (!limit.allowed) return undefined;
+    }
+    const requestId = deps.requestIds.next();
+    const response = answer.template.clone();
+    if (limit) setRateLimitState(response.headers, limit);
+    response.headers.set(requestIdHeader, requestId);
+    recordAnsweredRequest(deps.log, deps.metrics, {
+      method: "GET",
+      route: answer.route,
+      status: 200,
+      durationMs: performance.now() - started,
+      requestId,
+      keyId: principal.keyId,
+    });
+    return response;
+  };
+  return (request) => {
+    try {
+      return serve(request);
+    } catch {
+      // The router meets the same failure and answers it through the one error model.
+      return undefined;
+    }
+  };
+}
