@@ -13,6 +13,12 @@ export interface Logger {
   warn(message: string, fields?: LogFields): void;
   error(message: string, fields?: LogFields): void;
   child(fields: LogFields): Logger;
+  /**
+   * For a line written often with mostly the same fields (the access log): `fixed` is scrubbed
+   * and serialised once, and each call adds the time and the `varying` fields (which must not
+   * repeat a fixed one). The line is what the level's method writes for the merged fields.
+   */
+  prepare(level: LogLevel, message: string, fixed: LogFields): (varying: LogFields) => void;
 }
 
 const apiKeyPattern = /(svk_[A-Za-z0-9_-]{8})_[A-Za-z0-9_-]{43}/g;
@@ -36,18 +42,25 @@ export function redactSecrets(text: string): string {
     .replace(bearerPattern, "$1[redacted]");
 }
 
-/** Field names are few and repeat on every line: each is tested once (at most fieldNameMemo). */
-const secretFieldMemo = new Map<string, boolean>();
-const fieldNameMemo = 1024;
-
-function isSecretField(name: string): boolean {
-  let secret = secretFieldMemo.get(name);
-  if (secret === undefined) {
-    secret = secretFieldPattern.test(name);
-    if (secretFieldMemo.size < fieldNameMemo) secretFieldMemo.set(name, secret);
-  }
-  return secret;
+/**
+ * Field names are few and repeat on every line: what is derived from one is computed once
+ * (at most 1024 names are remembered; a pure function, so nothing to reset).
+ */
+function perFieldName<T>(derive: (name: string) => T): (name: string) => T {
+  const memo = new Map<string, T>();
+  return (name) => {
+    let value = memo.get(name);
+    if (value === undefined) {
+      value = derive(name);
+      if (memo.size < 1024) memo.set(name, value);
+    }
+    return value;
+  };
 }
+
+const isSecretField = perFieldName((name) => secretFieldPattern.test(name));
+/** A field name as a JSON string, for prepared lines. */
+const fieldNameJson = perFieldName((name) => JSON.stringify(name));
 
 function sanitise(value: unknown, depth = 0): unknown {
   if (typeof value === "string") return redactSecrets(value);
@@ -73,28 +86,54 @@ function sanitiseField(name: string, value: unknown, depth = 0): unknown {
 export interface LoggerOptions {
   level?: LogLevel;
   write?: (line: string) => void;
+  /** Called after a warning or an error, for writers that batch lines (log-sink.ts). */
+  flush?: () => void;
   now?: () => Date;
 }
 
 export function createLogger(options: LoggerOptions = {}, bound: LogFields = {}): Logger {
   const threshold = logLevels.indexOf(options.level ?? "info");
   const write = options.write ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const now = options.now ?? (() => new Date());
+  const nowMs = options.now ? () => (options.now as () => Date)().getTime() : Date.now;
   // One timestamp string per millisecond: a busy server logs many lines in the same one.
   let stampedMs = Number.NaN;
   let stamp = "";
-  const emit = (level: LogLevel, message: string, fields?: LogFields) => {
-    if (logLevels.indexOf(level) < threshold) return;
-    const ms = now().getTime();
+  const timestamp = () => {
+    const ms = nowMs();
     if (ms !== stampedMs) {
       stampedMs = ms;
       stamp = new Date(ms).toISOString();
     }
-    // Built in one pass (this runs for every access-log line); later fields override earlier.
-    const record: LogFields = { time: stamp, level, msg: redactSecrets(message) };
+    return stamp;
+  };
+  const isOn = (level: LogLevel) => logLevels.indexOf(level) >= threshold;
+  const written = (level: LogLevel, line: string) => {
+    write(line);
+    if (level === "warn" || level === "error") options.flush?.();
+  };
+  const emit = (level: LogLevel, message: string, fields?: LogFields) => {
+    if (!isOn(level)) return;
+    // Built in one pass; later fields override earlier.
+    const record: LogFields = { time: timestamp(), level, msg: redactSecrets(message) };
     for (const key in bound) record[key] = sanitiseField(key, bound[key]);
     if (fields) for (const key in fields) record[key] = sanitiseField(key, fields[key]);
-    write(JSON.stringify(record));
+    written(level, JSON.stringify(record));
+  };
+  const prepare = (level: LogLevel, message: string, fixed: LogFields) => {
+    if (!isOn(level)) return () => {};
+    const head: LogFields = { level, msg: redactSecrets(message) };
+    for (const key in bound) head[key] = sanitiseField(key, bound[key]);
+    for (const key in fixed) head[key] = sanitiseField(key, fixed[key]);
+    const headJson = JSON.stringify(head).slice(1);
+    return (varying: LogFields) => {
+      let tail = "";
+      for (const key in varying) {
+        // As JSON.stringify does for an object: fields without a JSON value are left out.
+        const value = JSON.stringify(sanitiseField(key, varying[key]));
+        if (value !== undefined) tail += `,${fieldNameJson(key)}:${value}`;
+      }
+      written(level, `{"time":"${timestamp()}",${headJson.slice(0, -1)}${tail}}`);
+    };
   };
   return {
     debug: (message, fields) => emit("debug", message, fields),
@@ -102,6 +141,7 @@ export function createLogger(options: LoggerOptions = {}, bound: LogFields = {})
     warn: (message, fields) => emit("warn", message, fields),
     error: (message, fields) => emit("error", message, fields),
     child: (fields) => createLogger(options, { ...bound, ...fields }),
+    prepare,
   };
 }
 

@@ -47,3 +47,63 @@ describe("logs never carry a secret", () => {
     expect(lines.map((l) => JSON.parse(l).msg)).toEqual(["loud"]);
   });
 });
+
+describe("prepared lines (the access log's fast path)", () => {
+  const fixedNow = () => new Date("2026-11-21T12:00:00.000Z");
+
+  test("write exactly the line the level's method writes for the same fields", () => {
+    const lines: string[] = [];
+    const log = createLogger({ write: (line) => lines.push(line), now: fixedNow }).child({
+      service: "api",
+    });
+    const fixed = { method: "GET", route: "/v1/accounts", status: 200 };
+    const varying = { durationMs: 0.4, requestId: "req_abc" };
+    log.prepare("info", "request", fixed)(varying);
+    log.info("request", { ...fixed, ...varying });
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toBe(lines[1] as string);
+    expect(JSON.parse(lines[0] as string)).toEqual({
+      time: "2026-11-21T12:00:00.000Z",
+      level: "info",
+      msg: "request",
+      service: "api",
+      ...fixed,
+      ...varying,
+    });
+  });
+
+  test("scrub secrets in fixed and varying fields, and leave out fields without a JSON value", () => {
+    const lines: string[] = [];
+    const log = createLogger({ write: (line) => lines.push(line) });
+    log.prepare("info", `m ${apiKey}`, { note: apiKey, token: "t0ken" })({
+      other: `Bearer ${apiKey}`,
+      absent: undefined,
+      quote: 'a "quoted" \\ text',
+    });
+    const record = JSON.parse(lines[0] ?? "{}");
+    expect(record.msg).toBe("m svk_AbCd_123_[redacted]");
+    expect(record.note).toBe("svk_AbCd_123_[redacted]");
+    expect(record.token).toBe("[redacted]");
+    expect(record.other).toBe("Bearer svk_AbCd_123_[redacted]");
+    expect(record).not.toHaveProperty("absent");
+    expect(record.quote).toBe('a "quoted" \\ text');
+    expect(lines[0]).not.toContain("x".repeat(43));
+  });
+
+  test("write nothing when their level is off, and flush a batching writer after a warning", () => {
+    const lines: string[] = [];
+    let flushes = 0;
+    const log = createLogger({
+      level: "warn",
+      write: (line) => lines.push(line),
+      flush: () => {
+        flushes += 1;
+      },
+    });
+    log.prepare("info", "request", {})({ durationMs: 1 });
+    expect(lines).toEqual([]);
+    log.prepare("warn", "slow", {})({ durationMs: 1 });
+    expect(lines).toHaveLength(1);
+    expect(flushes).toBe(1);
+  });
+});

@@ -1,5 +1,5 @@
 // The servers under test for scripts/bench/read-api.ts, in their own process: the real service
-// (Bun.serve + the Hono app, SQLite with 100,000 transactions on one account) and a bare Bun.serve
+// (Bun.serve + the Hono app, SQLite with 100,000 transactions on one account, access log on) and a bare Bun.serve
 // answering a constant. Prints one JSON line with their URLs and a key, then serves until killed.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,7 +9,8 @@ import { systemClock } from "../../src/clock.ts";
 import { loadConfig } from "../../src/config.ts";
 import { startHttpServer } from "../../src/http/server.ts";
 import { createApiKey } from "../../src/keys/api-keys.ts";
-import { silentLogger } from "../../src/log.ts";
+import { createLogger } from "../../src/log.ts";
+import { createStderrSink } from "../../src/log-sink.ts";
 import { openServices } from "../../src/services.ts";
 import {
   generatedTransactions,
@@ -21,11 +22,18 @@ const transactionCount = Number(process.env.BENCH_TRANSACTIONS ?? 100_000);
 const dataDir = mkdtempSync(join(tmpdir(), "svc-bench-"));
 process.on("exit", () => rmSync(dataDir, { recursive: true, force: true }));
 
+const stderr = createStderrSink();
 const config = loadConfig({ env: {}, cwd: dataDir, flags: { dataDir } });
 const services = openServices(
   // The rate limiter stays on (its cost is part of the hot path) with a limit the run never hits.
   { ...config, host: "127.0.0.1", port: 0, apiRateLimitPerMinute: 1_000_000_000 },
-  { clock: systemClock, log: silentLogger, env: { SVC_MASTER_KEY: "0f".repeat(32) } },
+  {
+    clock: systemClock,
+    // As `svc serve` logs by default: an access-log line per request at info, to stderr in
+    // batches; the benchmark reads the pipe, as journald would.
+    log: createLogger({ level: "info", write: stderr.write, flush: stderr.flush }),
+    env: { SVC_MASTER_KEY: "0f".repeat(32) },
+  },
 );
 const owner = await createServiceAccount(services.db, systemClock, {
   email: "bench@example.com",

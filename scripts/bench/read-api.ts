@@ -27,13 +27,28 @@ interface Measurement {
 
 const server = Bun.spawn([process.execPath, "run", `${import.meta.dir}/read-api-server.ts`], {
   stdout: "pipe",
-  stderr: "inherit",
+  stderr: "pipe",
 });
+// The server's log (an access-log line per request) is read as journald would read it; the last
+// lines are shown if the server fails.
+const serverLogTail: string[] = [];
+let serverLogBytes = 0;
+void (async () => {
+  const decoder = new TextDecoder();
+  for await (const chunk of server.stderr) {
+    serverLogBytes += chunk.byteLength;
+    const lines = decoder.decode(chunk, { stream: true }).split("\n");
+    serverLogTail.push(...lines.slice(-20));
+    if (serverLogTail.length > 20) serverLogTail.splice(0, serverLogTail.length - 20);
+  }
+})();
 const reader = server.stdout.getReader();
 let firstLine = "";
 while (!firstLine.includes("\n")) {
   const { value, done } = await reader.read();
-  if (done) throw new Error("the bench server exited before it was ready");
+  if (done) {
+    throw new Error(`the bench server exited before it was ready:\n${serverLogTail.join("\n")}`);
+  }
   firstLine += new TextDecoder().decode(value);
 }
 const setup = JSON.parse(firstLine.split("\n")[0] as string) as {
@@ -158,6 +173,9 @@ try {
       `${row.name.padEnd(30)} ${row.rps.toFixed(0).padStart(7)}  ${row.p50Ms.toFixed(2).padStart(7)}  ${row.p99Ms.toFixed(2).padStart(7)}   ${(row.ratio * 100).toFixed(1).padStart(5)}%`,
     );
   }
+  console.log(
+    `\nthe server wrote ${(serverLogBytes / 1e6).toFixed(0)} MB of log lines (access log at info)`,
+  );
   const page = summary[3] as (typeof summary)[number];
   const ratio = page.ratio;
   console.log(

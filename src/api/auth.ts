@@ -32,6 +32,7 @@ export type ApiAccess = { ok: true; principal: Principal } | { ok: false; error:
 export function checkApiAccess(
   authenticator: KeyAuthenticator,
   header: string | null | undefined,
+  now?: Date,
 ): ApiAccess {
   if (header === undefined || header === null) {
     return refused(
@@ -46,7 +47,7 @@ export function checkApiAccess(
       "The Authorization header must have the form `Bearer <API key>`.",
     );
   }
-  const check = authenticator.check(presented);
+  const check = authenticator.check(presented, now);
   if (!check.ok) {
     const message =
       check.reason === "malformed"

@@ -5,13 +5,13 @@
 // (no answer remembered, any refusal, the limit reached, any failure) returns undefined and goes to the
 // router, which answers it from scratch, errors included.
 import type { Clock } from "../clock.ts";
-import { recordAnsweredRequest } from "../http/access-log.ts";
+import { createRequestRecorder, type RequestRecorder } from "../http/access-log.ts";
 import { requestIdHeader } from "../http/errors.ts";
 import type { RequestIds } from "../http/request-id.ts";
 import type { KeyAuthenticator } from "../keys/authenticate.ts";
 import type { Logger } from "../log.ts";
 import type { Metrics } from "../metrics/metrics.ts";
-import type { AnswerCache } from "./answer-cache.ts";
+import type { AnswerCache, CachedAnswer } from "./answer-cache.ts";
 import { checkApiAccess } from "./auth.ts";
 import { type KeyRateLimiter, type RateLimitDecision, setRateLimitState } from "./rate-limit.ts";
 
@@ -26,35 +26,45 @@ export function createCachedAnswerLane(deps: {
   log: Logger;
   metrics: Metrics;
 }): CachedAnswerLane {
+  // The access-log and metrics recorder of each answer and key, prepared on first use.
+  const recorders = new WeakMap<CachedAnswer, Map<string, RequestRecorder>>();
+  const recorderFor = (answer: CachedAnswer, keyId: string): RequestRecorder => {
+    let byKey = recorders.get(answer);
+    if (!byKey) {
+      byKey = new Map();
+      recorders.set(answer, byKey);
+    }
+    let recorder = byKey.get(keyId);
+    if (!recorder) {
+      const kind = { method: "GET", route: answer.route, status: 200, keyId };
+      recorder = createRequestRecorder(deps.log, deps.metrics, kind);
+      byKey.set(keyId, recorder);
+    }
+    return recorder;
+  };
   const serve: CachedAnswerLane = (request) => {
     const started = performance.now();
     if (request.method !== "GET") return undefined;
     const url = request.url;
     const pathStart = url.indexOf("/", url.indexOf("//") + 2);
     if (!url.startsWith("/v1/", pathStart)) return undefined;
-    const access = checkApiAccess(deps.authenticator, request.headers.get("authorization"));
+    const now = deps.clock.now();
+    const access = checkApiAccess(deps.authenticator, request.headers.get("authorization"), now);
     if (!access.ok) return undefined;
     const { principal } = access;
-    const answer = deps.answers.get(principal, url, deps.clock.now());
+    const answer = deps.answers.get(principal, url, now);
     if (answer === undefined) return undefined;
     let limit: RateLimitDecision | undefined;
     if (deps.rateLimiter) {
       // A refusal counts nothing, so the router's own check refuses this request the same way.
-      limit = deps.rateLimiter.consume(principal.keyId);
+      limit = deps.rateLimiter.consume(principal.keyId, now);
       if (!limit.allowed) return undefined;
     }
     const requestId = deps.requestIds.next();
     const response = answer.template.clone();
     if (limit) setRateLimitState(response.headers, limit);
     response.headers.set(requestIdHeader, requestId);
-    recordAnsweredRequest(deps.log, deps.metrics, {
-      method: "GET",
-      route: answer.route,
-      status: 200,
-      durationMs: performance.now() - started,
-      requestId,
-      keyId: principal.keyId,
-    });
+    recorderFor(answer, principal.keyId)(performance.now() - started, requestId);
     return response;
   };
   return (request) => {

@@ -15,7 +15,8 @@ export interface RateLimitDecision {
 }
 
 export interface KeyRateLimiter {
-  consume(keyId: string): RateLimitDecision;
+  /** `now`: the request's time, when the caller already has it. */
+  consume(keyId: string, now?: Date): RateLimitDecision;
 }
 
 export function createKeyRateLimiter(clock: Clock, limitPerMinute: number): KeyRateLimiter {
@@ -23,8 +24,8 @@ export function createKeyRateLimiter(clock: Clock, limitPerMinute: number): KeyR
   // Only the current window's counts are kept: memory is bounded by the keys active in one minute.
   let counts = new Map<string, number>();
   return {
-    consume(keyId) {
-      const now = clock.now().getTime();
+    consume(keyId, at = clock.now()) {
+      const now = at.getTime();
       const start = now - (now % rateLimitWindowMs);
       if (start !== windowStart) {
         windowStart = start;

@@ -52,7 +52,12 @@ export async function withServices<T>(
   const config = configFor(io, command, options.flags);
   const services = openServices(config, {
     env: io.env,
-    log: createLogger({ level: config.logLevel, write: (line) => io.stderr(`${line}\n`) }),
+    log: createLogger({
+      level: config.logLevel,
+      ...(io.logSink
+        ? { write: io.logSink.write, flush: io.logSink.flush }
+        : { write: (line: string) => io.stderr(`${line}\n`) }),
+    }),
     ...(io.clock ? { clock: io.clock } : {}),
   });
   try {

@@ -31,34 +31,49 @@ export function routePattern(c: Context): string {
 }
 
 /** What one answered request leaves in the access log and the HTTP metrics. */
-export interface AnsweredRequest {
+export interface AnsweredRequest extends RequestKind {
+  durationMs: number;
+  requestId: string | undefined;
+}
+
+/** What requests recorded by one recorder share. */
+export interface RequestKind {
   method: string;
   /** The route pattern (see routePattern), never the raw path. */
   route: string;
   status: number;
-  durationMs: number;
-  requestId: string | undefined;
   /** The API key's id (/v1). */
   keyId?: string | undefined;
   /** The signed-in user's id (portal). */
   userId?: string | undefined;
 }
 
-/** Writes the access-log line and counts the request; shared by every path that answers. */
-export function recordAnsweredRequest(log: Logger, metrics: Metrics, answered: AnsweredRequest) {
-  const { method, route, status, durationMs } = answered;
-  metrics.httpRequest({ method, route, status }, durationMs / 1000);
-  const fields: Record<string, unknown> = {
-    method,
-    route,
-    status,
-    durationMs: Math.round(durationMs * 10) / 10,
-    requestId: answered.requestId,
+export type RequestRecorder = (durationMs: number, requestId: string | undefined) => void;
+
+/**
+ * Records requests of one kind: the access-log line and the metrics, with the labels and the
+ * fixed fields prepared once (the cached-answer lane keeps one per answer and key).
+ */
+export function createRequestRecorder(
+  log: Logger,
+  metrics: Metrics,
+  kind: RequestKind,
+): RequestRecorder {
+  const { method, route, status } = kind;
+  const observe = metrics.httpRequestObserver(method, route, status);
+  const fixed: Record<string, unknown> = { method, route, status };
+  if (kind.keyId) fixed.keyId = kind.keyId;
+  if (kind.userId) fixed.userId = kind.userId;
+  const line = log.prepare(quietRoutes.has(route) ? "debug" : "info", "request", fixed);
+  return (durationMs, requestId) => {
+    observe(durationMs / 1000);
+    line({ durationMs: Math.round(durationMs * 10) / 10, requestId });
   };
-  if (answered.keyId) fields.keyId = answered.keyId;
-  if (answered.userId) fields.userId = answered.userId;
-  if (quietRoutes.has(route)) log.debug("request", fields);
-  else log.info("request", fields);
+}
+
+/** Writes the access-log line and counts the request. */
+export function recordAnsweredRequest(log: Logger, metrics: Metrics, answered: AnsweredRequest) {
+  createRequestRecorder(log, metrics, answered)(answered.durationMs, answered.requestId);
 }
 
 export function accessLogMiddleware(log: Logger, metrics: Metrics): MiddlewareHandler {

@@ -19,11 +19,12 @@ export interface RequestIds {
  */
 export function createRequestIds(): RequestIds {
   const prefix = randomBase64Url(6);
-  let counter = 0;
+  // Counting from 36^7 gives 8 base-36 digits without padding, for 2.7 trillion requests.
+  let counter = 36 ** 7;
   return {
     next() {
       counter += 1;
-      return `req_${prefix}${counter.toString(36).padStart(8, "0")}`;
+      return `req_${prefix}${counter.toString(36)}`;
     },
   };
 }

@@ -29,7 +29,8 @@ export type KeyCheck =
   | { ok: false; reason: "revoked"; revokedAt: Date };
 
 export interface KeyAuthenticator {
-  check(presentedKey: string): KeyCheck;
+  /** `now`: the request's time, when the caller already has it. */
+  check(presentedKey: string, now?: Date): KeyCheck;
 }
 
 interface KeyRow {
@@ -85,7 +86,7 @@ export function createKeyAuthenticator(
       WHERE id = ?2 AND (last_used_at IS NULL OR last_used_at < ?3)`,
   );
   return {
-    check(presentedKey) {
+    check(presentedKey, at) {
       if (!isWellFormedApiKey(presentedKey)) return { ok: false, reason: "malformed" };
       const hash = hashApiKey(presentedKey);
       const current = generation.current();
@@ -102,7 +103,7 @@ export function createKeyAuthenticator(
       if (entry.check.ok) {
         // Written outside the read transaction: a read snapshot must not upgrade to a write.
         // The write moves the generation, so the next request reads the key afresh.
-        const now = clock.now().getTime();
+        const now = (at ?? clock.now()).getTime();
         if (now > entry.touchDueAt) {
           touch.run(now, entry.keyId, now - lastUsedResolutionMs);
           entry.touchDueAt = now + lastUsedResolutionMs;

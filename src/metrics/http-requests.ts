@@ -10,7 +10,8 @@ import type { Metric, MetricObjectWithValues, MetricValue, Registry } from "prom
 type Sample = MetricValue<string> & { metricName?: string };
 
 export interface HttpRequestMetrics {
-  observe(method: string, route: string, status: number, durationSeconds: number): void;
+  /** The tallies of one method, route and status, for callers that record many such requests. */
+  observer(method: string, route: string, status: number): (durationSeconds: number) => void;
 }
 
 interface CountTally {
@@ -39,7 +40,10 @@ export function registerHttpRequestMetrics(
     name: names.requests,
     help: "HTTP requests answered, by method, route pattern and status code.",
     type: "counter",
-    values: () => [...counts.values()].map(({ labels, count }) => ({ labels, value: count })),
+    values: () =>
+      [...counts.values()]
+        .filter(({ count }) => count > 0)
+        .map(({ labels, count }) => ({ labels, value: count })),
   });
   registerCustomMetric(registry, {
     name: names.duration,
@@ -48,6 +52,8 @@ export function registerHttpRequestMetrics(
     values: () => {
       const values: Sample[] = [];
       for (const tally of durations.values()) {
+        // An observer made for a request not recorded yet has nothing to show.
+        if (tally.count === 0) continue;
         let cumulative = 0;
         bucketBounds.forEach((bound, i) => {
           cumulative += tally.buckets[i] as number;
@@ -70,12 +76,13 @@ export function registerHttpRequestMetrics(
   });
 
   return {
-    observe(method, route, status, durationSeconds) {
+    observer(method, route, status) {
       const countKey = `${method} ${route} ${status}`;
-      const count = counts.get(countKey);
-      if (count) count.count += 1;
-      else counts.set(countKey, { labels: { method, route, status: String(status) }, count: 1 });
-
+      let count = counts.get(countKey);
+      if (!count) {
+        count = { labels: { method, route, status: String(status) }, count: 0 };
+        counts.set(countKey, count);
+      }
       const durationKey = `${method} ${route}`;
       let duration = durations.get(durationKey);
       if (!duration) {
@@ -87,12 +94,17 @@ export function registerHttpRequestMetrics(
         };
         durations.set(durationKey, duration);
       }
-      let bucket = 0;
-      while (bucket < bucketBounds.length && durationSeconds > (bucketBounds[bucket] as number))
-        bucket += 1;
-      duration.buckets[bucket] = (duration.buckets[bucket] as number) + 1;
-      duration.sum += durationSeconds;
-      duration.count += 1;
+      const countTally = count;
+      const durationTally = duration;
+      return (durationSeconds) => {
+        countTally.count += 1;
+        let bucket = 0;
+        while (bucket < bucketBounds.length && durationSeconds > (bucketBounds[bucket] as number))
+          bucket += 1;
+        durationTally.buckets[bucket] = (durationTally.buckets[bucket] as number) + 1;
+        durationTally.sum += durationSeconds;
+        durationTally.count += 1;
+      };
     },
   };
 }

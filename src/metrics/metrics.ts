@@ -38,6 +38,8 @@ export interface Metrics {
     labels: { method: string; route: string; status: number },
     durationSeconds: number,
   ): void;
+  /** httpRequest for many requests of one method, route and status (labels resolved once). */
+  httpRequestObserver(method: string, route: string, status: number): (seconds: number) => void;
   /** One attempt of an account-event delivery by the dispatcher. */
   deliveryAttempt(result: SendResult): void;
   /** Deliveries whose attempt was recorded: succeeded, left to retry, or dropped. */
@@ -120,7 +122,10 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   return {
     registry,
     httpRequest(labels, durationSeconds) {
-      httpRequests.observe(labels.method, labels.route, labels.status, durationSeconds);
+      httpRequests.observer(labels.method, labels.route, labels.status)(durationSeconds);
+    },
+    httpRequestObserver(method, route, status) {
+      return httpRequests.observer(method, route, status);
     },
     deliveryAttempt(result) {
       attempts.inc({ result: result.ok ? "succeeded" : (result.errorClass ?? "connect") });

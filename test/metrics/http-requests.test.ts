@@ -50,7 +50,7 @@ describe("HTTP request metrics", () => {
       registers: [reference],
     });
     for (const [method, route, status, seconds] of requests) {
-      tally.observe(method, route, status, seconds);
+      tally.observer(method, route, status)(seconds);
       counter.inc({ method, route, status: String(status) });
       histogram.observe({ method, route }, seconds);
     }
@@ -62,9 +62,14 @@ describe("HTTP request metrics", () => {
     expect(meta(ourText).sort()).toEqual(meta(referenceText).sort());
   });
 
-  test("a registry without requests renders both metrics with no samples", async () => {
+  test("a registry without requests renders both metrics with no samples, even with observers made", async () => {
     const registry = new Registry();
-    registerHttpRequestMetrics(registry, { requests: "a_total", duration: "b_seconds" }, buckets);
+    const tally = registerHttpRequestMetrics(
+      registry,
+      { requests: "a_total", duration: "b_seconds" },
+      buckets,
+    );
+    tally.observer("GET", "/v1/accounts", 200);
     const text = await registry.metrics();
     expect(text).toContain("# TYPE a_total counter");
     expect(text).toContain("# TYPE b_seconds histogram");

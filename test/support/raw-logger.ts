@@ -15,6 +15,8 @@ export function rawRecordingLogger(lines: string[] = []): Logger & { lines: stri
       warn: record("warn"),
       error: record("error"),
       child: (fields) => make({ ...bound, ...fields }),
+      prepare: (level, message, fixed) => (varying) =>
+        record(level)(message, { ...fixed, ...varying }),
     };
   };
   return Object.assign(make({}), { lines });
