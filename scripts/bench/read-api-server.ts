@@ -55,6 +55,11 @@ const { key } = createApiKey(services.db, systemClock, { serviceAccountId, name:
 
 const api = startHttpServer(services);
 const apiUrl = api.url.toString().replace(/\/$/, "");
+// The same service with logLevel "warn" (no access-log lines), to show what the log costs.
+const quietApi = startHttpServer({
+  ...services,
+  log: createLogger({ level: "warn", write: stderr.write, flush: stderr.flush }),
+});
 // The transactions page's own bytes, for a second baseline that isolates the HTTP transfer cost.
 const pageBody = await (
   await fetch(`${apiUrl}/v1/accounts/${accountId}/transactions?limit=100`, {
@@ -73,6 +78,7 @@ const bare = Bun.serve({
 console.log(
   JSON.stringify({
     apiUrl,
+    quietApiUrl: quietApi.url.toString().replace(/\/$/, ""),
     pageBytes: pageBody.length,
     bareUrl: bare.url.toString().replace(/\/$/, ""),
     key,
@@ -83,6 +89,7 @@ console.log(
 
 process.on("SIGTERM", async () => {
   await api.stop(true);
+  await quietApi.stop(true);
   await bare.stop(true);
   services.database.close();
   process.exit(0);

@@ -53,6 +53,7 @@ while (!firstLine.includes("\n")) {
 }
 const setup = JSON.parse(firstLine.split("\n")[0] as string) as {
   apiUrl: string;
+  quietApiUrl: string;
   bareUrl: string;
   key: string;
   accountId: string;
@@ -71,6 +72,11 @@ const targets = [
   {
     name: "GET transactions, 100 rows",
     url: `${setup.apiUrl}/v1/accounts/${setup.accountId}/transactions?limit=100`,
+    auth: true,
+  },
+  {
+    name: "  the same, logLevel warn",
+    url: `${setup.quietApiUrl}/v1/accounts/${setup.accountId}/transactions?limit=100`,
     auth: true,
   },
 ] as const;

@@ -69,8 +69,10 @@ export function decideApiAccess(facts: AccessFacts): AccessDecision {
         : `This account's subscription is not active (subscription status: ${facts.subscriptionStatus}). Renew the subscription to restore API access; your API keys stay valid and work again once it is paid.`,
     };
   }
-  return { allowed: true };
+  return allowed;
 }
+
+const allowed: AccessDecision = { allowed: true };
 
 export const accessRefusalStatus = {
   user_inactive: 401,

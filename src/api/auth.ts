@@ -59,14 +59,8 @@ export function checkApiAccess(
   }
   const decision = decideApiAccess(check.access);
   if (!decision.allowed) return refused(decision.code, decision.message);
-  return {
-    ok: true,
-    principal: {
-      keyId: check.keyId,
-      serviceAccountId: check.serviceAccountId,
-      dataGeneration: check.dataGeneration,
-    },
-  };
+  // The check (remembered by the authenticator while the data is unchanged) is the principal.
+  return { ok: true, principal: check };
 }
 
 function refused(code: ErrorCode, message: string): ApiAccess {
