@@ -56,6 +56,9 @@ export function rememberAnswersMiddleware(deps: {
   clock: Clock;
 }): MiddlewareHandler<ApiEnv> {
   return async (c, next) => {
+    // The day the request started: an answer read across midnight UTC is filed under the day
+    // that has ended (never served again), not under the new day its default window may miss.
+    const startedAt = deps.clock.now();
     await next();
     if (c.req.method !== "GET" || c.res.status !== 200) return;
     const headers = new Headers();
@@ -67,7 +70,7 @@ export function rememberAnswersMiddleware(deps: {
       if (value !== null) headers.set(name, value);
     }
     const body = await c.res.clone().blob();
-    deps.answers.set(c.get("principal"), c.req.url, deps.clock.now(), {
+    deps.answers.set(c.get("principal"), c.req.url, startedAt, {
       template: new Response(body, { status: 200, headers }),
       route: routePattern(c),
     });

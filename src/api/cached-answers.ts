@@ -1,9 +1,9 @@
 // The lane for /v1 requests whose answer is remembered (answer-cache.ts), served before the
 // router: the same key check, entitlement check and rate limit as the middleware chain
 // (checkApiAccess, the same limiter), the same headers, request id, access-log line and metrics,
-// without the per-request cost of the middleware chain (BENCHMARKS.md "Read API"). Anything else
-// (no answer remembered, any refusal, the limit reached, any failure) returns undefined and goes to the
-// router, which answers it from scratch, errors included.
+// without the per-request cost of the middleware chain (BENCHMARKS.md "Read API"). Anything
+// else (no answer remembered, any refusal, the limit reached, any failure) returns undefined and
+// goes to the router, which answers it from scratch, errors included.
 import type { Clock } from "../clock.ts";
 import { createRequestRecorder, type RequestRecorder } from "../http/access-log.ts";
 import { requestIdHeader } from "../http/errors.ts";

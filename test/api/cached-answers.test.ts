@@ -112,6 +112,17 @@ describe("a remembered answer", () => {
     );
   });
 
+  test("is served only on the UTC day it was read: the default transactions window ends today", async () => {
+    const a = await tenant("lane-day@example.com");
+    const path = `/v1/accounts/${a.bank.accountIds[0]}/transactions`;
+    clock.set("2026-01-20T23:59:59.000Z");
+    expect((await fromRouter(get(path, a.key))).status).toBe(200);
+    expect(fromLane(get(path, a.key)).status).toBe(200);
+    clock.set("2026-01-21T00:00:01.000Z");
+    expect((await fromRouter(get(path, a.key))).status).toBe(200);
+    expect(fromLane(get(path, a.key)).status).toBe(200);
+  });
+
   test("answers GET only: HEAD and other methods go to the router", async () => {
     const a = await tenant("lane-methods@example.com");
     const path = "/v1/connections";
