@@ -50,6 +50,50 @@ const ipAddressText = z
   .refine((value) => ipaddr.isValid(value), "must be an IPv4 or IPv6 address")
   .transform((value) => ipaddr.process(value).toString());
 
+/** One address as a range of its own (/32 or /128), or a CIDR range; undefined when neither. */
+export function parseAddressRange(text: string): [ipaddr.IPv4 | ipaddr.IPv6, number] | undefined {
+  const value = text.trim();
+  try {
+    if (value.includes("/")) {
+      return ipaddr.parseCIDR(value);
+    }
+    if (!ipaddr.isValid(value)) return undefined;
+    const address = ipaddr.process(value);
+    return [address, address.kind() === "ipv4" ? 32 : 128];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * IP addresses and CIDR ranges: a list separated by commas or spaces in env and flags, a list or
+ * an array in the config file. Kept as normalised CIDR text.
+ */
+const addressRangesText = z
+  .preprocess(
+    (value) => (typeof value === "string" ? value.split(/[\s,]+/).filter(Boolean) : value),
+    z.array(z.string({ error: "must be a list of IP addresses or CIDR ranges" }), {
+      error: "must be a list of IP addresses or CIDR ranges",
+    }),
+  )
+  .superRefine((entries, ctx) => {
+    for (const entry of entries) {
+      if (!parseAddressRange(entry)) {
+        ctx.addIssue({
+          code: "custom",
+          message: `"${entry}" is not an IP address or a CIDR range such as 10.0.0.0/8`,
+        });
+        return;
+      }
+    }
+  })
+  .transform((entries) =>
+    entries.map((entry) => {
+      const [address, bits] = parseAddressRange(entry) as [ipaddr.IPv4 | ipaddr.IPv6, number];
+      return `${address.toString()}/${bits}`;
+    }),
+  );
+
 const cronText = z
   .string()
   .trim()
@@ -128,6 +172,11 @@ const keySpecs = {
     env: "SVC_LOG_LEVEL",
     flag: "log-level",
   },
+  trustedProxies: {
+    schema: addressRangesText,
+    env: "SVC_TRUSTED_PROXIES",
+    flag: "trusted-proxies",
+  },
 } as const;
 
 export type ConfigKey = keyof typeof keySpecs;
@@ -159,6 +208,11 @@ export interface Config {
   /** File holding the bearer token /metrics requires; unset, /metrics does not exist. */
   metricsTokenFile?: string;
   logLevel: (typeof logLevels)[number];
+  /**
+   * Reverse proxies (addresses or CIDR ranges) whose X-Forwarded-For is believed, to find the
+   * client's address behind them; empty: the TCP peer is the client.
+   */
+  trustedProxies: string[];
   /** Path of the config file that was read, if any (for `svc setup` and diagnostics). */
   configFile?: string;
 }
@@ -175,6 +229,7 @@ const defaults = {
   deliveryConcurrency: 64,
   endpointConcurrency: 8,
   logLevel: "info",
+  trustedProxies: [] as string[],
 } satisfies Partial<Record<ConfigKey, unknown>>;
 
 export const configFileName = "svc.json";
@@ -330,7 +385,12 @@ export function describeConfigKeys(): {
     key,
     env: keySpecs[key].env,
     flag: `--${keySpecs[key].flag}`,
-    default: key === "baseUrl" ? "http://localhost:<port>" : defaults[key as keyof typeof defaults],
+    default:
+      key === "baseUrl"
+        ? "http://localhost:<port>"
+        : key === "trustedProxies"
+          ? "none"
+          : defaults[key as keyof typeof defaults],
   }));
 }
 

@@ -122,6 +122,11 @@ describe("a bad value stops start-up with one line naming the key", () => {
     [{ SVC_SMTP_URL: "http://mail.example.com" }, /^SVC_SMTP_URL=.*smtp:\/\/ or smtps:\/\//],
     [{ SVC_MAIL_FROM: "nobody" }, /^SVC_MAIL_FROM=.*e-mail address/],
     [{ SVC_LOG_LEVEL: "loud" }, /^SVC_LOG_LEVEL="loud": /],
+    [
+      { SVC_TRUSTED_PROXIES: "10.0.0.1, proxy.example.com" },
+      /^SVC_TRUSTED_PROXIES=.*"proxy.example.com" is not an IP address or a CIDR range/,
+    ],
+    [{ SVC_TRUSTED_PROXIES: "10.0.0.0/33" }, /^SVC_TRUSTED_PROXIES=.*"10.0.0.0\/33" is not/],
     [{ SVC_UNSAFE_ALLOW_PRIVATE_TARGETS: "maybe" }, /^SVC_UNSAFE_ALLOW_PRIVATE_TARGETS="maybe": /],
     [
       { SVC_TLS_CERT_FILE: "/nonexistent/cert.pem" },
@@ -175,5 +180,39 @@ describe("a bad value stops start-up with one line naming the key", () => {
     expect(configError(() => loadConfig({ env: {}, cwd: dir, flags: { dataDir: dir } }))).toMatch(
       /cannot be set inside the data dir/,
     );
+  });
+});
+
+describe("trustedProxies", () => {
+  test("is empty by default: the TCP peer is the client", () => {
+    expect(loadConfig({ env: {}, cwd: makeTempDir() }).trustedProxies).toEqual([]);
+  });
+
+  test("takes addresses and CIDR ranges, separated by commas or spaces (env, flags) or as a JSON array (file), normalised", () => {
+    const fromEnv = loadConfig({
+      env: { SVC_TRUSTED_PROXIES: "127.0.0.1, 10.0.0.0/8  ::ffff:192.0.2.1,2001:db8::/32" },
+      cwd: makeTempDir(),
+    });
+    expect(fromEnv.trustedProxies).toEqual([
+      "127.0.0.1/32",
+      "10.0.0.0/8",
+      "192.0.2.1/32",
+      "2001:db8::/32",
+    ]);
+    const dir = dirWithFile({ trustedProxies: ["::1"] });
+    const fromFile = loadConfig({ env: {}, cwd: dir, flags: { dataDir: dir } });
+    expect(fromFile.trustedProxies).toEqual(["::1/128"]);
+    const fromFlag = loadConfig({
+      env: {},
+      cwd: makeTempDir(),
+      flags: { trustedProxies: "172.16.0.0/12" },
+    });
+    expect(fromFlag.trustedProxies).toEqual(["172.16.0.0/12"]);
+  });
+
+  test("a file value that is not a list or a string is refused", () => {
+    const dir = dirWithFile({ trustedProxies: 10 });
+    const message = configError(() => loadConfig({ env: {}, cwd: dir, flags: { dataDir: dir } }));
+    expect(message).toMatch(/trustedProxies=10: must be a list of IP addresses or CIDR ranges/);
   });
 });

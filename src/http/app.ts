@@ -18,7 +18,8 @@ export interface AppOptions {
 export interface HttpApp {
   app: Hono;
   /** What the listener calls: remembered /v1 answers first (api/cached-answers.ts), then the app. */
-  fetch(request: Request): Response | Promise<Response>;
+  /** `server` is Bun's, passed on to Hono (getConnInfo reads the peer address from it). */
+  fetch(request: Request, server?: unknown): Response | Promise<Response>;
 }
 
 export function createHttpApp(services: Services, options: AppOptions = {}): HttpApp {
@@ -33,7 +34,10 @@ export function createHttpApp(services: Services, options: AppOptions = {}): Htt
   app.route("/", metricsRoutes(services.metrics, services.config.metricsTokenFile));
   app.route("/portal/api", createPortalApi(services));
   app.route("/v1", v1.app);
-  return { app, fetch: (request) => v1.serveCached(request) ?? app.fetch(request) };
+  return {
+    app,
+    fetch: (request, server) => v1.serveCached(request) ?? app.fetch(request, server),
+  };
 }
 
 /** The Hono app alone (in-process tests and tools); the listener uses createHttpApp. */

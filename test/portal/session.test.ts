@@ -79,6 +79,52 @@ describe("portal sign-in and sessions", () => {
     expect(wrong.status).toBe(401);
   });
 
+  test("behind a trusted reverse proxy, sign-in attempts count against the client's forwarded address, not the proxy's", async () => {
+    const proxied = createTestServices({ clock, config: { trustedProxies: ["127.0.0.1/32"] } });
+    const proxiedServer = startTestServer(proxied);
+    const addressKeys = () =>
+      proxied.database.sqlite
+        .query<{ key: string }, []>(
+          "SELECT key FROM rate_limit_counters WHERE key LIKE 'sign-in:address:%' ORDER BY key",
+        )
+        .all()
+        .map((row) => row.key);
+    try {
+      const client = portalClient(proxiedServer.baseUrl);
+      const attempt = { email: "nobody@example.com", password: "guess guess guess" };
+      expect(
+        (await client.request("POST", "/session", attempt, { "X-Forwarded-For": "203.0.113.7" }))
+          .status,
+      ).toBe(401);
+      expect(
+        (await client.request("POST", "/session", attempt, { "X-Forwarded-For": "198.51.100.2" }))
+          .status,
+      ).toBe(401);
+      expect(addressKeys()).toEqual([
+        "sign-in:address:198.51.100.2",
+        "sign-in:address:203.0.113.7",
+      ]);
+    } finally {
+      await proxiedServer.stop();
+      proxied.database.close();
+    }
+    // Without trustedProxies the same header is ignored: the peer is counted.
+    const direct = portalClient(server.baseUrl);
+    await direct.request(
+      "POST",
+      "/session",
+      { email: "nobody@example.com", password: "guess guess guess" },
+      { "X-Forwarded-For": "203.0.113.7" },
+    );
+    const keys = services.database.sqlite
+      .query<{ key: string }, []>(
+        "SELECT key FROM rate_limit_counters WHERE key LIKE 'sign-in:address:%'",
+      )
+      .all()
+      .map((row) => row.key);
+    expect(keys).toEqual(["sign-in:address:127.0.0.1"]);
+  });
+
   test("sign-in is throttled after 10 attempts per e-mail in 15 minutes, with Retry-After", async () => {
     await createServiceAccount(services.db, clock, {
       email: "target@example.com",

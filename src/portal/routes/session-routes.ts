@@ -3,10 +3,10 @@ import { z } from "zod";
 import { maxPasswordLength } from "../../accounts/passwords.ts";
 import { getServiceAccount } from "../../accounts/service-accounts.ts";
 import { changePassword } from "../../accounts/users.ts";
+import { createClientAddressResolver } from "../../http/client-address.ts";
 import { readJson } from "../../http/validate.ts";
 import type { Services } from "../../services.ts";
 import { requireSession } from "../auth.ts";
-import { clientAddress } from "../client-address.ts";
 import type { SessionCookie } from "../cookies.ts";
 import { createSession, deleteSession, deleteUserSessions } from "../sessions.ts";
 import { signIn } from "../sign-in.ts";
@@ -26,6 +26,7 @@ export function sessionRoutes(services: Services, cookie: SessionCookie): Hono {
   const { db, clock } = services;
   const app = new Hono();
   const anySession = requireSession(db, clock, cookie, { allowOneTimePassword: true });
+  const clientAddress = createClientAddressResolver(services.config.trustedProxies);
 
   const describeMe = (
     userId: string,
