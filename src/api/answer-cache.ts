@@ -17,6 +17,8 @@ export interface CachedAnswer {
    * a Blob the clones share, and copying headers is cheaper than building them (BENCHMARKS.md).
    */
   template: Response;
+  /** The body's size in bytes (what the cache's memory bound counts). */
+  size: number;
   /** The route pattern, for the access log and metrics. */
   route: string;
 }
@@ -36,9 +38,13 @@ const ownHeaderSpelling = new Map(
   [requestIdHeader, ...rateLimitHeaderNames].map((name) => [name.toLowerCase(), name]),
 );
 
-/** `maxEntries` bounds memory: a 100-row transactions page is ~30 KB. */
-export function createAnswerCache(maxEntries: number): AnswerCache {
-  const entries = createGenerationCache<CachedAnswer>(maxEntries);
+/** Bounded by count and by body bytes (a 100-row transactions page is ~30 KB, 500 rows ~150 KB). */
+export function createAnswerCache(limits: { maxEntries: number; maxBytes: number }): AnswerCache {
+  const entries = createGenerationCache<CachedAnswer>({
+    maxEntries: limits.maxEntries,
+    maxSize: limits.maxBytes,
+    sizeOf: (answer) => answer.size,
+  });
   // The default transactions window ends "today", so the UTC day is part of what a URL means;
   // the generation the key check saw guarantees the answer is not older than any commit.
   const keyOf = (principal: Principal, url: string, now: Date) =>
@@ -72,6 +78,7 @@ export function rememberAnswersMiddleware(deps: {
     const body = await c.res.clone().blob();
     deps.answers.set(c.get("principal"), c.req.url, startedAt, {
       template: new Response(body, { status: 200, headers }),
+      size: body.size,
       route: routePattern(c),
     });
   };

@@ -22,8 +22,8 @@ import { registerTransactionRoutes } from "./routes/transactions.ts";
 
 /** Every resource lives under one of these; each one's whole subtree requires a key. */
 export const resourcePrefixes = ["/accounts", "/connections"] as const;
-/** Answers remembered at most (a 100-row page is ~30 KB). */
-const answerCacheEntries = 512;
+/** Answers remembered at most: 512, and 32 MiB of bodies (a 100-row page is ~30 KB). */
+const answerCacheLimits = { maxEntries: 512, maxBytes: 32 * 1024 * 1024 };
 
 export interface V1 {
   app: Hono;
@@ -40,7 +40,7 @@ export function createV1App(services: Services, deps: { requestIds: RequestIds }
     config.apiRateLimitPerMinute > 0
       ? createKeyRateLimiter(clock, config.apiRateLimitPerMinute)
       : undefined;
-  const answers = createAnswerCache(answerCacheEntries);
+  const answers = createAnswerCache(answerCacheLimits);
   const auth = apiAuthMiddleware({ authenticator, rateLimiter });
   const remember = rememberAnswersMiddleware({ answers, clock });
   // Hono's `/accounts/*` also matches `/accounts` itself.

@@ -95,9 +95,24 @@ export interface GenerationCache<V> {
   set(key: string, generation: number, value: V): void;
 }
 
-export function createGenerationCache<V>(maxEntries: number): GenerationCache<V> {
+/** Bounds: at most `maxEntries`, and with `sizeOf`, at most `maxSize` in total (oldest go first). */
+export interface GenerationCacheLimits<V> {
+  maxEntries: number;
+  maxSize?: number;
+  sizeOf?: (value: V) => number;
+}
+
+export function createGenerationCache<V>(limits: GenerationCacheLimits<V>): GenerationCache<V> {
+  const { maxEntries, maxSize = Number.POSITIVE_INFINITY, sizeOf = () => 0 } = limits;
   let stored = -1;
+  let totalSize = 0;
   const entries = new Map<string, V>();
+  const remove = (key: string) => {
+    const value = entries.get(key);
+    if (value === undefined) return;
+    totalSize -= sizeOf(value);
+    entries.delete(key);
+  };
   return {
     get(key, generation) {
       if (generation !== stored) return undefined;
@@ -107,13 +122,17 @@ export function createGenerationCache<V>(maxEntries: number): GenerationCache<V>
       // A new generation makes every older entry worthless: drop them all at once.
       if (generation !== stored) {
         entries.clear();
+        totalSize = 0;
         stored = generation;
       }
-      if (entries.size >= maxEntries) {
-        const oldest = entries.keys().next().value;
-        if (oldest !== undefined) entries.delete(oldest);
+      const size = sizeOf(value);
+      if (size > maxSize) return;
+      remove(key);
+      while (entries.size > 0 && (entries.size >= maxEntries || totalSize + size > maxSize)) {
+        remove(entries.keys().next().value as string);
       }
       entries.set(key, value);
+      totalSize += size;
     },
   };
 }

@@ -66,7 +66,7 @@ export function createKeyAuthenticator(
   clock: Clock,
   generation: DataGeneration = createDataGeneration(database),
 ): KeyAuthenticator {
-  const known = createGenerationCache<KnownKey>(keyCacheEntries);
+  const known = createGenerationCache<KnownKey>({ maxEntries: keyCacheEntries });
   // Two indexed reads in one read transaction: one snapshot, and measured ~2.5x faster than the
   // same JOIN (SQLite builds a Bloom filter per join run) or two autocommit reads (BENCHMARKS.md).
   const lookup = database.sqlite.prepare<KeyRow, [string]>(

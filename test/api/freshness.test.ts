@@ -93,7 +93,7 @@ describe("data generation", () => {
   });
 
   test("a cache entry is served only at the generation it was stored at", () => {
-    const cache = createGenerationCache<string>(2);
+    const cache = createGenerationCache<string>({ maxEntries: 2 });
     cache.set("a", 1, "A");
     expect(cache.get("a", 1)).toBe("A");
     expect(cache.get("a", 2)).toBeUndefined();
@@ -101,6 +101,29 @@ describe("data generation", () => {
     cache.set("c", 1, "C");
     expect(cache.get("a", 1)).toBeUndefined();
     expect(cache.get("c", 1)).toBe("C");
+  });
+
+  test("a cache bounded by size drops the oldest entries to make room, and never keeps one larger than the bound", () => {
+    const cache = createGenerationCache<string>({
+      maxEntries: 100,
+      maxSize: 10,
+      sizeOf: (value) => value.length,
+    });
+    cache.set("a", 1, "aaaa");
+    cache.set("b", 1, "bbbb");
+    cache.set("c", 1, "cccc");
+    expect(cache.get("a", 1)).toBeUndefined();
+    expect(cache.get("b", 1)).toBe("bbbb");
+    expect(cache.get("c", 1)).toBe("cccc");
+    // Replacing an entry frees its old size first.
+    cache.set("c", 1, "cccccc");
+    expect(cache.get("b", 1)).toBe("bbbb");
+    cache.set("huge", 1, "x".repeat(11));
+    expect(cache.get("huge", 1)).toBeUndefined();
+    expect(cache.get("b", 1)).toBe("bbbb");
+    // A new generation starts empty, with the whole bound free.
+    cache.set("d", 2, "dddddddddd");
+    expect(cache.get("d", 2)).toBe("dddddddddd");
   });
 });
 
