@@ -167,6 +167,11 @@ const keySpecs = {
     env: "SVC_METRICS_TOKEN_FILE",
     flag: "metrics-token-file",
   },
+  operatorTokenFile: {
+    schema: pathText,
+    env: "SVC_OPERATOR_TOKEN_FILE",
+    flag: "operator-token-file",
+  },
   logLevel: {
     schema: z.enum(logLevels, { error: `must be one of ${logLevels.join(", ")}` }),
     env: "SVC_LOG_LEVEL",
@@ -207,6 +212,8 @@ export interface Config {
   endpointConcurrency: number;
   /** File holding the bearer token /metrics requires; unset, /metrics does not exist. */
   metricsTokenFile?: string;
+  /** File holding the bearer token of the operator HTTP API (/operator); unset, it does not exist. */
+  operatorTokenFile?: string;
   logLevel: (typeof logLevels)[number];
   /**
    * Reverse proxies (addresses or CIDR ranges) whose X-Forwarded-For is believed, to find the
@@ -358,7 +365,14 @@ export function loadConfig(sources: ConfigSources = {}): Config {
   values.baseUrl ??= `http://localhost:${values.port}`;
 
   const config = values as unknown as Config;
-  for (const key of ["tlsCertFile", "tlsKeyFile", "deliveryCaFile", "metricsTokenFile"] as const) {
+  const fileKeys = [
+    "tlsCertFile",
+    "tlsKeyFile",
+    "deliveryCaFile",
+    "metricsTokenFile",
+    "operatorTokenFile",
+  ] as const;
+  for (const key of fileKeys) {
     const path = config[key];
     if (path !== undefined) {
       config[key] = isAbsolute(path) ? path : resolve(cwd, path);

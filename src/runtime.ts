@@ -4,6 +4,7 @@ import type { CreatedAccount } from "./accounts/service-accounts.ts";
 import { startRetentionWorker } from "./banking/retention.ts";
 import { startSyncScheduler } from "./banking/scheduler.ts";
 import { startHttpServer } from "./http/server.ts";
+import { readTokenFile } from "./http/token-file.ts";
 import { readMetricsToken } from "./metrics/route.ts";
 import type { Services } from "./services.ts";
 import { startWebhookWorkers } from "./webhooks/workers.ts";
@@ -48,6 +49,7 @@ export async function startService(
   // comes before the first operator is created: otherwise its one-time password, printed only
   // by a successful start, would never be shown.
   if (config.metricsTokenFile) readMetricsToken(config.metricsTokenFile);
+  if (config.operatorTokenFile) readTokenFile("operatorTokenFile", config.operatorTokenFile);
   // /readyz answers 503 until start-up has finished and again once stopping begins.
   let ready = false;
   const server = startHttpServer(services, { isReady: () => ready });

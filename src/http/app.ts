@@ -8,6 +8,7 @@ import type { Services } from "../services.ts";
 import { accessLogMiddleware } from "./access-log.ts";
 import { createErrorHandler, notFoundHandler } from "./errors.ts";
 import { healthRoutes } from "./health.ts";
+import { createOperatorApi } from "./operator-api.ts";
 import { createRequestIds, requestIdMiddleware } from "./request-id.ts";
 
 export interface AppOptions {
@@ -33,6 +34,7 @@ export function createHttpApp(services: Services, options: AppOptions = {}): Htt
   app.route("/", healthRoutes(services.database, options.isReady));
   app.route("/", metricsRoutes(services.metrics, services.config.metricsTokenFile));
   app.route("/portal/api", createPortalApi(services));
+  app.route("/operator", createOperatorApi(services));
   app.route("/v1", v1.app);
   return {
     app,

@@ -1,0 +1,97 @@
+// The operator HTTP API (src/http/operator-api.ts): `POST /operator/import` with the bearer token
+// from operatorTokenFile, for scripts; without the setting the prefix does not exist.
+import { afterAll, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { ConfigError } from "../../src/config.ts";
+import { randomBase64Url } from "../../src/crypto/tokens.ts";
+import { createApp } from "../../src/http/app.ts";
+import validFixture from "../fixtures/import/valid.json" with { type: "json" };
+import { startTestServer, type TestServer } from "../support/server.ts";
+import { createTestServices } from "../support/services.ts";
+import { makeTempDir } from "../support/temp.ts";
+import { insertServiceAccount, tableContents } from "./helpers.ts";
+
+function tokenFile(token: string): string {
+  const path = join(makeTempDir("svc-operator"), "operator-token");
+  writeFileSync(path, `${token}\n`, { mode: 0o600 });
+  return path;
+}
+
+const token = randomBase64Url(32);
+const services = createTestServices({ config: { operatorTokenFile: tokenFile(token) } });
+const accountId = insertServiceAccount(services);
+const server: TestServer = startTestServer(services);
+afterAll(() => server.stop());
+
+function importRequest(headers: Record<string, string>, account = accountId) {
+  return fetch(`${server.baseUrl}/operator/import?account=${account}`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...headers },
+    body: JSON.stringify(validFixture),
+  });
+}
+
+describe("operator API", () => {
+  test("without the token, or with a wrong one, it is 401 not_authenticated and nothing is written", async () => {
+    const attempts: Record<string, string>[] = [
+      {},
+      { Authorization: `Bearer ${randomBase64Url(32)}` },
+      { Authorization: token },
+    ];
+    for (const headers of attempts) {
+      const response = await importRequest(headers);
+      expect(response.status).toBe(401);
+      expect(response.headers.get("WWW-Authenticate")).toContain("Bearer");
+      const body = (await response.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe("not_authenticated");
+      expect(body.error.message).toContain("operatorTokenFile");
+    }
+    expect(tableContents(services).connections).toHaveLength(0);
+  });
+
+  test("with the token it imports the same JSON as svc import and answers its summary; again, nothing changes", async () => {
+    const auth = { Authorization: `Bearer ${token}` };
+    const first = await importRequest(auth);
+    expect(first.status).toBe(200);
+    expect(await first.json()).toMatchObject({
+      serviceAccountId: accountId,
+      newTransactions: 4,
+      eventsRaised: 6,
+    });
+    const again = await importRequest(auth);
+    expect(await again.json()).toMatchObject({ newTransactions: 0, eventsRaised: 0 });
+  });
+
+  test("the token opens only /operator: portal routes still need a session, unknown paths are 404", async () => {
+    const portalPath = await fetch(`${server.baseUrl}/portal/api/operator/settings`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    expect(portalPath.status).toBe(401);
+    const unknown = await fetch(`${server.baseUrl}/operator/unknown`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    expect(unknown.status).toBe(404);
+  });
+
+  test("without operatorTokenFile /operator does not exist (404 not_found)", async () => {
+    const plain = createApp(createTestServices());
+    const response = await plain.request(`/operator/import?account=${accountId}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
+      body: "{}",
+    });
+    expect(response.status).toBe(404);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe("not_found");
+  });
+
+  test("a token file with a short or spaced token stops the app with a config error", () => {
+    for (const bad of ["short", `${"a".repeat(20)} ${"b".repeat(20)}`]) {
+      const config = { operatorTokenFile: tokenFile(bad) };
+      expect(() => createApp(createTestServices({ config }))).toThrow(ConfigError);
+      expect(() => createApp(createTestServices({ config }))).toThrow(
+        /operatorTokenFile .*at least 32/,
+      );
+    }
+  });
+});
