@@ -151,6 +151,30 @@ describe("/v1 never serves a remembered answer after the data changed", () => {
     expect(await transactionIds(accountId, tenant.key)).toContain(added as string);
   });
 
+  test("commit after commit, by either connection and across WAL checkpoints that reset the log, each shows on the next request", async () => {
+    const tenant = await api.addTenant(`fresh-many-${crypto.randomUUID()}@example.com`);
+    const accountId = tenant.bank.accountIds[0] as string;
+    const other = otherProcessConnection();
+    try {
+      for (let round = 0; round < 30; round++) {
+        // Twice, so the second request of each round is a remembered answer.
+        await transactionIds(accountId, tenant.key);
+        await transactionIds(accountId, tenant.key);
+        const writer = round % 2 === 0 ? other.db : api.services.db;
+        // On most rounds the other connection checkpoints first: the WAL restarts, so the commit
+        // ends with the same frame count as the last one, and only the salts, checksums and the
+        // commit counter in the WAL-index header tell the two apart.
+        if (round % 5 !== 4) other.sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+        const [added] = insertTransactions(writer, api.clock, accountId, [
+          { bookingDate: "2026-01-15" },
+        ]);
+        expect(await transactionIds(accountId, tenant.key)).toContain(added as string);
+      }
+    } finally {
+      other.close();
+    }
+  });
+
   test("a key revoked by another process is refused on the next request", async () => {
     const tenant = await api.addTenant(`revoke-${crypto.randomUUID()}@example.com`);
     expect((await api.get("/v1/accounts", tenant.key)).status).toBe(200);
