@@ -1,6 +1,8 @@
 // The /v1 answers and key checks are remembered only while the database is unchanged: a write
 // by this server's own connection or by another process (the CLI) shows on the very next request.
 import { afterAll, describe, expect, test } from "bun:test";
+import { copyFileSync } from "node:fs";
+import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import {
   createDataGeneration,
@@ -13,6 +15,7 @@ import { type Database, openDatabase } from "../../src/db/open.ts";
 import { apiKeys, serviceAccounts } from "../../src/db/schema.ts";
 import { startApiHarness } from "../support/api.ts";
 import { insertTransactions } from "../support/bank-fixtures.ts";
+import { makeTempDir } from "../support/temp.ts";
 
 const api = await startApiHarness();
 afterAll(() => api.stop());
@@ -81,6 +84,53 @@ describe("data generation", () => {
     } finally {
       memory.close();
     }
+  });
+
+  test("a mapped file that is not the one SQLite writes is found out by the audit, and changes are seen again", () => {
+    // A copy of the WAL-index: it never moves, like a file SQLite does not use.
+    const stale = join(makeTempDir("svc-stale-shm"), "copy-shm");
+    copyFileSync(`${api.services.database.path}-shm`, stale);
+    let now = 0;
+    const generation = walIndexGeneration(api.services.database, {
+      shmPath: stale,
+      auditIntervalMs: 1000,
+      nowMs: () => now,
+    }) as DataGeneration;
+    expect(generation.source).toBe("wal-index");
+    const start = generation.current();
+    const other = otherProcessConnection();
+    other.sqlite.exec(
+      `INSERT INTO instance_meta (key, value) VALUES ('stale-${crypto.randomUUID()}', 'x')`,
+    );
+    other.close();
+    // Until the next audit the stale header hides the commit (at most auditIntervalMs) ...
+    expect(generation.current()).toBe(start);
+    now += 1000;
+    // ... then the audit sees SQLite's counters move without the header, and stops trusting it.
+    const afterAudit = generation.current();
+    expect(afterAudit).toBeGreaterThan(start);
+    expect(generation.source).toBe("pragma");
+    expect(generation.current()).toBe(afterAudit);
+    api.services.database.sqlite.exec(
+      `INSERT INTO instance_meta (key, value) VALUES ('stale-own-${crypto.randomUUID()}', 'x')`,
+    );
+    expect(generation.current()).toBeGreaterThan(afterAudit);
+  });
+
+  test("the live WAL-index passes the audit: commits move the header, so it stays in use", () => {
+    let now = 0;
+    const generation = walIndexGeneration(api.services.database, {
+      auditIntervalMs: 0,
+      nowMs: () => now++,
+    }) as DataGeneration;
+    for (let i = 0; i < 5; i++) {
+      const before = generation.current();
+      api.services.database.sqlite.exec(
+        `INSERT INTO instance_meta (key, value) VALUES ('live-${crypto.randomUUID()}', 'x')`,
+      );
+      expect(generation.current()).toBeGreaterThan(before);
+    }
+    expect(generation.source).toBe("wal-index");
   });
 
   test("the WAL-index is never read after the database was closed", () => {
