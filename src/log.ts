@@ -1,6 +1,7 @@
 // Structured JSON logs, one object per line. Secrets never reach a log: fields whose name
 // says they hold one are dropped, and API keys or signing secrets that slip into any string
 // are masked to their display prefix.
+import { writeStderrSync } from "./log-sink.ts";
 
 export const logLevels = ["debug", "info", "warn", "error"] as const;
 export type LogLevel = (typeof logLevels)[number];
@@ -93,7 +94,8 @@ export interface LoggerOptions {
 
 export function createLogger(options: LoggerOptions = {}, bound: LogFields = {}): Logger {
   const threshold = logLevels.indexOf(options.level ?? "info");
-  const write = options.write ?? ((line: string) => process.stderr.write(`${line}\n`));
+  // Unbatched but synchronous, so nothing is lost at exit (log-sink.ts batches for the server).
+  const write = options.write ?? ((line: string) => writeStderrSync(`${line}\n`));
   const nowMs = options.now ? () => (options.now as () => Date)().getTime() : Date.now;
   // One timestamp string per millisecond: a busy server logs many lines in the same one.
   let stampedMs = Number.NaN;
