@@ -120,65 +120,123 @@ const smtpUrl = z
 
 const pathText = z.string().trim().min(1, "must not be empty");
 
-/** Every configuration key: its schema (accepting the text form used by env and flags), env name, flag. */
+/**
+ * Every configuration key: its schema (accepting the text form used by env and flags), what it
+ * is for (--help), env name, flag.
+ */
 const keySpecs = {
-  baseUrl: { schema: httpUrl, env: "SVC_BASE_URL", flag: "base-url" },
-  host: { schema: z.string().trim().min(1, "must not be empty"), env: "SVC_HOST", flag: "host" },
-  port: { schema: integerText(0, 65535), env: "SVC_PORT", flag: "port" },
-  dataDir: { schema: pathText, env: "SVC_DATA_DIR", flag: "data-dir" },
-  tlsCertFile: { schema: pathText, env: "SVC_TLS_CERT_FILE", flag: "tls-cert-file" },
-  tlsKeyFile: { schema: pathText, env: "SVC_TLS_KEY_FILE", flag: "tls-key-file" },
-  deliverySourceIp: { schema: ipAddressText, env: "SVC_DELIVERY_SOURCE_IP", flag: "source-ip" },
-  deliveryCaFile: { schema: pathText, env: "SVC_DELIVERY_CA_FILE", flag: "delivery-ca-file" },
+  baseUrl: {
+    schema: httpUrl,
+    help: "public URL of this instance (behind a proxy, the proxy's)",
+    env: "SVC_BASE_URL",
+    flag: "base-url",
+  },
+  host: {
+    schema: z.string().trim().min(1, "must not be empty"),
+    help: "address to listen on (0.0.0.0 for every interface)",
+    env: "SVC_HOST",
+    flag: "host",
+  },
+  port: { schema: integerText(0, 65535), help: "port to listen on", env: "SVC_PORT", flag: "port" },
+  dataDir: {
+    schema: pathText,
+    help: "directory of the database, master key and svc.json",
+    env: "SVC_DATA_DIR",
+    flag: "data-dir",
+  },
+  tlsCertFile: {
+    schema: pathText,
+    help: "PEM certificate chain, to serve HTTPS itself (with --tls-key-file)",
+    env: "SVC_TLS_CERT_FILE",
+    flag: "tls-cert-file",
+  },
+  tlsKeyFile: {
+    schema: pathText,
+    help: "PEM private key for --tls-cert-file",
+    env: "SVC_TLS_KEY_FILE",
+    flag: "tls-key-file",
+  },
+  deliverySourceIp: {
+    schema: ipAddressText,
+    help: "the one address webhooks are sent from",
+    env: "SVC_DELIVERY_SOURCE_IP",
+    flag: "source-ip",
+  },
+  deliveryCaFile: {
+    schema: pathText,
+    help: "extra PEM CA certificates trusted for webhook deliveries",
+    env: "SVC_DELIVERY_CA_FILE",
+    flag: "delivery-ca-file",
+  },
   unsafeAllowPrivateTargets: {
     schema: booleanText,
+    help: "let deliveries reach loopback/private addresses (tests only)",
     env: "SVC_UNSAFE_ALLOW_PRIVATE_TARGETS",
     flag: "unsafe-allow-private-targets",
   },
-  smtpUrl: { schema: smtpUrl, env: "SVC_SMTP_URL", flag: "smtp-url" },
+  smtpUrl: {
+    schema: smtpUrl,
+    help: "SMTP server for e-mail, smtp(s)://user:pass@host:port",
+    env: "SVC_SMTP_URL",
+    flag: "smtp-url",
+  },
   mailFrom: {
     schema: z.string().trim().pipe(z.email("must be an e-mail address")),
+    help: "sender address of e-mail",
     env: "SVC_MAIL_FROM",
     flag: "mail-from",
   },
-  syncSchedule: { schema: cronText, env: "SVC_SYNC_SCHEDULE", flag: "sync-schedule" },
+  syncSchedule: {
+    schema: cronText,
+    help: "cron pattern for syncing bank connections",
+    env: "SVC_SYNC_SCHEDULE",
+    flag: "sync-schedule",
+  },
   retentionDays: {
     schema: integerText(1, 3650),
+    help: "days events and delivery history are kept",
     env: "SVC_RETENTION_DAYS",
     flag: "retention-days",
   },
   apiRateLimitPerMinute: {
     schema: integerText(0, 1_000_000),
+    help: "read-API requests per key per minute (0 = off)",
     env: "SVC_API_RATE_LIMIT_PER_MINUTE",
     flag: "api-rate-limit",
   },
   deliveryConcurrency: {
     schema: integerText(1, 1024),
+    help: "webhook deliveries in flight at once",
     env: "SVC_DELIVERY_CONCURRENCY",
     flag: "delivery-concurrency",
   },
   endpointConcurrency: {
     schema: integerText(1, 256),
+    help: "deliveries in flight per endpoint",
     env: "SVC_ENDPOINT_CONCURRENCY",
     flag: "endpoint-concurrency",
   },
   metricsTokenFile: {
     schema: pathText,
+    help: "file with the bearer token for /metrics (unset: no /metrics)",
     env: "SVC_METRICS_TOKEN_FILE",
     flag: "metrics-token-file",
   },
   operatorTokenFile: {
     schema: pathText,
+    help: "file with the bearer token for the /operator API (unset: none)",
     env: "SVC_OPERATOR_TOKEN_FILE",
     flag: "operator-token-file",
   },
   logLevel: {
     schema: z.enum(logLevels, { error: `must be one of ${logLevels.join(", ")}` }),
+    help: "debug, info, warn or error",
     env: "SVC_LOG_LEVEL",
     flag: "log-level",
   },
   trustedProxies: {
     schema: addressRangesText,
+    help: "reverse proxies whose X-Forwarded-For is believed (addresses or CIDR ranges)",
     env: "SVC_TRUSTED_PROXIES",
     flag: "trusted-proxies",
   },
@@ -391,12 +449,14 @@ export function loadConfig(sources: ConfigSources = {}): Config {
 /** Environment variable and flag names for each key, for --help and the docs. */
 export function describeConfigKeys(): {
   key: ConfigKey;
+  help: string;
   env: string;
   flag: string;
   default?: unknown;
 }[] {
   return configKeys.map((key) => ({
     key,
+    help: keySpecs[key].help,
     env: keySpecs[key].env,
     flag: `--${keySpecs[key].flag}`,
     default:

@@ -28,8 +28,8 @@ flags win over the environment, which wins over the file.`,
   for (const spec of serveFlagKeys) {
     const takesValue = spec.key !== "unsafeAllowPrivateTargets";
     const label = takesValue ? `${spec.flag} <value>` : spec.flag;
-    const defaultText = spec.default === undefined ? "" : ` (default: ${spec.default})`;
-    command.option(label, `${spec.env}${defaultText}`);
+    const defaultText = spec.default === undefined ? "" : `, default ${spec.default}`;
+    command.option(label, `${spec.help} [${spec.env}${defaultText}]`);
   }
   command.action(async (options: Record<string, string | boolean | undefined>, cmd: Command) => {
     const flags: Partial<Record<ConfigKey, string | boolean>> = {};
