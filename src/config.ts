@@ -76,23 +76,21 @@ const addressRangesText = z
       error: "must be a list of IP addresses or CIDR ranges",
     }),
   )
-  .superRefine((entries, ctx) => {
+  .transform((entries, ctx) => {
+    const ranges: string[] = [];
     for (const entry of entries) {
-      if (!parseAddressRange(entry)) {
+      const range = parseAddressRange(entry);
+      if (!range) {
         ctx.addIssue({
           code: "custom",
           message: `"${entry}" is not an IP address or a CIDR range such as 10.0.0.0/8`,
         });
-        return;
+        return z.NEVER;
       }
+      ranges.push(`${range[0].toString()}/${range[1]}`);
     }
-  })
-  .transform((entries) =>
-    entries.map((entry) => {
-      const [address, bits] = parseAddressRange(entry) as [ipaddr.IPv4 | ipaddr.IPv6, number];
-      return `${address.toString()}/${bits}`;
-    }),
-  );
+    return ranges;
+  });
 
 const cronText = z
   .string()

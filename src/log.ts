@@ -109,6 +109,8 @@ export function createLogger(options: LoggerOptions = {}, bound: LogFields = {})
     return stamp;
   };
   const isOn = (level: LogLevel) => logLevels.indexOf(level) >= threshold;
+  // A logger's bound fields never change: scrubbed once, not on every line.
+  const boundFields = sanitise(bound) as LogFields;
   const written = (level: LogLevel, line: string) => {
     write(line);
     if (level === "warn" || level === "error") options.flush?.();
@@ -116,15 +118,18 @@ export function createLogger(options: LoggerOptions = {}, bound: LogFields = {})
   const emit = (level: LogLevel, message: string, fields?: LogFields) => {
     if (!isOn(level)) return;
     // Built in one pass; later fields override earlier.
-    const record: LogFields = { time: timestamp(), level, msg: redactSecrets(message) };
-    for (const key in bound) record[key] = sanitiseField(key, bound[key]);
+    const record: LogFields = {
+      time: timestamp(),
+      level,
+      msg: redactSecrets(message),
+      ...boundFields,
+    };
     if (fields) for (const key in fields) record[key] = sanitiseField(key, fields[key]);
     written(level, JSON.stringify(record));
   };
   const prepare = (level: LogLevel, message: string, fixed: LogFields) => {
     if (!isOn(level)) return () => {};
-    const head: LogFields = { level, msg: redactSecrets(message) };
-    for (const key in bound) head[key] = sanitiseField(key, bound[key]);
+    const head: LogFields = { level, msg: redactSecrets(message), ...boundFields };
     for (const key in fixed) head[key] = sanitiseField(key, fixed[key]);
     const headJson = JSON.stringify(head).slice(1);
     return (varying: LogFields) => {

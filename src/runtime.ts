@@ -4,8 +4,6 @@ import type { CreatedAccount } from "./accounts/service-accounts.ts";
 import { startRetentionWorker } from "./banking/retention.ts";
 import { startSyncScheduler } from "./banking/scheduler.ts";
 import { startHttpServer } from "./http/server.ts";
-import { readTokenFile } from "./http/token-file.ts";
-import { readMetricsToken } from "./metrics/route.ts";
 import type { Services } from "./services.ts";
 import { startWebhookWorkers } from "./webhooks/workers.ts";
 
@@ -45,11 +43,9 @@ export async function startService(
   options: StartOptions = {},
 ): Promise<RunningService> {
   const { log, config } = services;
-  // Everything that can refuse the start (a bad token file, a port in use, unreadable TLS files)
-  // comes before the first operator is created: otherwise its one-time password, printed only
-  // by a successful start, would never be shown.
-  if (config.metricsTokenFile) readMetricsToken(config.metricsTokenFile);
-  if (config.operatorTokenFile) readTokenFile("operatorTokenFile", config.operatorTokenFile);
+  // Everything that can refuse the start (a bad token file, read when the app is built; a port
+  // in use; unreadable TLS files) comes before the first operator is created: otherwise its
+  // one-time password, printed only by a successful start, would never be shown.
   // /readyz answers 503 until start-up has finished and again once stopping begins.
   let ready = false;
   const server = startHttpServer(services, { isReady: () => ready });

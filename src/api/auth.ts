@@ -68,7 +68,7 @@ function refused(code: ErrorCode, message: string): ApiAccess {
 }
 
 /** The 429 for a request over its key's limit. */
-export function rateLimitedError(limit: RateLimitDecision): ApiError {
+function rateLimitedError(limit: RateLimitDecision): ApiError {
   return new ApiError(
     "rate_limited",
     `Too many requests with this API key: at most ${limit.limit} a minute. Retry after ${limit.resetSeconds} s.`,
@@ -77,7 +77,7 @@ export function rateLimitedError(limit: RateLimitDecision): ApiError {
 }
 
 /** Bank data and errors about keys: never stored by shared caches or the browser. */
-export const apiCacheControl = "no-store";
+const apiCacheControl = "no-store";
 
 export function apiAuthMiddleware(deps: {
   authenticator: KeyAuthenticator;

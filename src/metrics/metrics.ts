@@ -33,12 +33,10 @@ export type SyncRunOutcome = "succeeded" | "failed";
 
 export interface Metrics {
   readonly registry: Registry;
-  /** One HTTP request answered by the Hono app; `route` is the matched pattern. */
-  httpRequest(
-    labels: { method: string; route: string; status: number },
-    durationSeconds: number,
-  ): void;
-  /** httpRequest for many requests of one method, route and status (labels resolved once). */
+  /**
+   * Counts HTTP requests of one method, route pattern and status: the labels are resolved once,
+   * each call of the returned function records one request and its duration.
+   */
   httpRequestObserver(method: string, route: string, status: number): (seconds: number) => void;
   /** One attempt of an account-event delivery by the dispatcher. */
   deliveryAttempt(result: SendResult): void;
@@ -121,9 +119,6 @@ export function createMetrics(deps: MetricsDeps): Metrics {
 
   return {
     registry,
-    httpRequest(labels, durationSeconds) {
-      httpRequests.observer(labels.method, labels.route, labels.status)(durationSeconds);
-    },
     httpRequestObserver(method, route, status) {
       return httpRequests.observer(method, route, status);
     },

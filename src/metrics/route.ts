@@ -4,13 +4,8 @@
 // rates and endpoint counts are still not the public's business. Without the setting /metrics
 // is 404, as if it did not exist.
 import { Hono } from "hono";
-import { readTokenFile, requireFileToken } from "../http/token-file.ts";
+import { requireFileToken } from "../http/token-file.ts";
 import type { Metrics } from "./metrics.ts";
-
-/** Reads and checks the token file; a bad file stops start-up with a config error. */
-export function readMetricsToken(path: string): string {
-  return readTokenFile("metricsTokenFile", path);
-}
 
 export function metricsRoutes(metrics: Metrics, tokenFile: string | undefined): Hono {
   const app = new Hono();

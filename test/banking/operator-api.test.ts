@@ -1,25 +1,17 @@
 // The operator HTTP API (src/http/operator-api.ts): `POST /operator/import` with the bearer token
 // from operatorTokenFile, for scripts; without the setting the prefix does not exist.
 import { afterAll, describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { ConfigError } from "../../src/config.ts";
 import { randomBase64Url } from "../../src/crypto/tokens.ts";
 import { createApp } from "../../src/http/app.ts";
 import validFixture from "../fixtures/import/valid.json" with { type: "json" };
 import { startTestServer, type TestServer } from "../support/server.ts";
 import { createTestServices } from "../support/services.ts";
-import { makeTempDir } from "../support/temp.ts";
+import { writeTokenFile } from "../support/token-file.ts";
 import { insertServiceAccount, tableContents } from "./helpers.ts";
 
-function tokenFile(token: string): string {
-  const path = join(makeTempDir("svc-operator"), "operator-token");
-  writeFileSync(path, `${token}\n`, { mode: 0o600 });
-  return path;
-}
-
 const token = randomBase64Url(32);
-const services = createTestServices({ config: { operatorTokenFile: tokenFile(token) } });
+const services = createTestServices({ config: { operatorTokenFile: writeTokenFile(token).path } });
 const accountId = insertServiceAccount(services);
 const server: TestServer = startTestServer(services);
 afterAll(() => server.stop());
@@ -87,7 +79,7 @@ describe("operator API", () => {
 
   test("a token file with a short or spaced token stops the app with a config error", () => {
     for (const bad of ["short", `${"a".repeat(20)} ${"b".repeat(20)}`]) {
-      const config = { operatorTokenFile: tokenFile(bad) };
+      const config = { operatorTokenFile: writeTokenFile(bad).path };
       expect(() => createApp(createTestServices({ config }))).toThrow(ConfigError);
       expect(() => createApp(createTestServices({ config }))).toThrow(
         /operatorTokenFile .*at least 32/,

@@ -85,17 +85,11 @@ describe("a start that cannot listen", () => {
     const cwd = makeTempDir("svc-port-taken");
     const blocker = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
     try {
-      const child = Bun.spawn([binary, "serve", "--port", String(blocker.port)], {
+      const { stdout, stderr, code } = await runBinary(
+        binary,
+        ["serve", "--port", String(blocker.port)],
         cwd,
-        env: { PATH: process.env.PATH ?? "" },
-        stdout: "pipe",
-        stderr: "pipe",
-      });
-      const [stdout, stderr, code] = await Promise.all([
-        new Response(child.stdout).text(),
-        new Response(child.stderr).text(),
-        child.exited,
-      ]);
+      );
       expect(code).not.toBe(0);
       expect(stdout).not.toContain("password");
       expect(stderr).toContain(`error: cannot listen on 127.0.0.1:${blocker.port}`);

@@ -2,12 +2,9 @@
 // from a per-app registry, and series whose values follow real deliveries, real API requests and
 // real syncs. Labels never carry an id.
 import { describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { connectSandbox, setSandboxStatus } from "../../src/banking/sandbox/connect.ts";
 import { syncConnection } from "../../src/banking/sync.ts";
 import { type Config, ConfigError } from "../../src/config.ts";
-import { randomBase64Url } from "../../src/crypto/tokens.ts";
 import { createApp } from "../../src/http/app.ts";
 import { createApiKey } from "../../src/keys/api-keys.ts";
 import { startService } from "../../src/runtime.ts";
@@ -20,7 +17,7 @@ import { acceptVerification, startReceiver } from "../support/receiver.ts";
 import { startTestServer, type TestServer } from "../support/server.ts";
 import { createTestServices } from "../support/services.ts";
 import { cleanupAfterEach } from "../support/smtp.ts";
-import { makeTempDir } from "../support/temp.ts";
+import { writeTokenFile } from "../support/token-file.ts";
 import { waitUntil } from "../support/wait.ts";
 import {
   createWebhookSetup,
@@ -30,12 +27,6 @@ import {
 } from "../support/webhooks.ts";
 
 const cleanup = cleanupAfterEach();
-
-function tokenFile(token = randomBase64Url(32)): { path: string; token: string } {
-  const path = join(makeTempDir("svc-metrics"), "metrics-token");
-  writeFileSync(path, `${token}\n`, { mode: 0o600 });
-  return { path, token };
-}
 
 async function scrape(
   baseUrl: string,
@@ -74,7 +65,7 @@ describe("/metrics access", () => {
   });
 
   test("with metricsTokenFile: no token or a wrong one is 401, the right one gets the text format", async () => {
-    const file = tokenFile();
+    const file = writeTokenFile();
     const { server } = serve({ metricsTokenFile: file.path });
     const attempts: Record<string, string>[] = [
       {},
@@ -98,7 +89,7 @@ describe("/metrics access", () => {
   });
 
   test("a token file holding a short token stops start-up with a config error", () => {
-    const file = tokenFile("too-short");
+    const file = writeTokenFile("too-short");
     const services = createTestServices({ config: { metricsTokenFile: file.path } });
     cleanup(() => services.database.close());
     expect(() => createApp(services)).toThrow(ConfigError);
@@ -106,7 +97,7 @@ describe("/metrics access", () => {
   });
 
   test("a start refused for a bad token file creates no first operator, so its one-time password is not lost", async () => {
-    const file = tokenFile("too-short");
+    const file = writeTokenFile("too-short");
     const services = createTestServices({
       config: { metricsTokenFile: file.path, host: "127.0.0.1", port: 0 },
     });
@@ -141,7 +132,7 @@ describe("delivery series after real deliveries through startService", () => {
       acceptVerification(() => new Response(null, { status })),
     );
     cleanup(() => receiver.stop());
-    const file = tokenFile();
+    const file = writeTokenFile();
     const setup = await createWebhookSetup({
       config: { metricsTokenFile: file.path, host: "127.0.0.1", port: 0 },
     });
@@ -282,7 +273,7 @@ function raiseEventFor(services: Services, serviceAccountId: string): void {
 
 describe("API request and sync series", () => {
   test("requests are counted by route pattern and status, never by raw path", async () => {
-    const file = tokenFile();
+    const file = writeTokenFile();
     const { services, server } = serve({ metricsTokenFile: file.path });
     const accountId = insertServiceAccount(services);
     const { key } = createApiKey(services.db, services.clock, { serviceAccountId: accountId });
