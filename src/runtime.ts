@@ -19,7 +19,8 @@ export interface Worker {
   stop(): Promise<void>;
 }
 
-const drainTimeoutMs = 10_000;
+/** How long a stop waits for requests under way, and for each worker (operator guide). */
+export const drainTimeoutMs = 10_000;
 
 async function withDeadline(work: Promise<void>, timeoutMs: number): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;

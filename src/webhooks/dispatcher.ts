@@ -29,7 +29,8 @@ import { deliveryTimeoutMs, type Sender, type SendResult } from "./sender.ts";
 
 /** Longer than the 10 s exchange plus recording, so a live send is never re-claimed. */
 export const deliveryLeaseMs = 20_000;
-const stopGraceMs = 5_000;
+/** How long stop() lets sends under way finish before abandoning them (README, operator guide). */
+export const stopGraceMs = 5_000;
 /** How long a turn of work waits to gather completions and new events (bounded added latency). */
 const defaultBatchDelayMs = 2;
 

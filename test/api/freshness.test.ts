@@ -1,20 +1,14 @@
 // The /v1 answers and key checks are remembered only while the database is unchanged: a write
 // by this server's own connection or by another process (the CLI) shows on the very next request.
 import { afterAll, describe, expect, test } from "bun:test";
-import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
-import {
-  createDataGeneration,
-  createGenerationCache,
-  type DataGeneration,
-  pragmaGeneration,
-  walIndexGeneration,
-} from "../../src/db/data-generation.ts";
-import { type Database, openDatabase } from "../../src/db/open.ts";
+import { createDataGeneration, createGenerationCache } from "../../src/db/data-generation.ts";
+import { openDatabase } from "../../src/db/open.ts";
 import { apiKeys, serviceAccounts } from "../../src/db/schema.ts";
 import { startApiHarness } from "../support/api.ts";
 import { insertTransactions } from "../support/bank-fixtures.ts";
+import { holdsShmLock } from "../support/sqlite-locks.ts";
 import { makeTempDir } from "../support/temp.ts";
 
 const api = await startApiHarness();
@@ -37,46 +31,35 @@ async function transactionIds(accountId: string, key: string): Promise<string[]>
 }
 
 describe("data generation", () => {
-  const ways = {
-    "WAL-index header": (database: Database) => walIndexGeneration(database) as DataGeneration,
-    "PRAGMA data_version + total_changes()": pragmaGeneration,
-  };
-  for (const [name, create] of Object.entries(ways)) {
-    test(`${name}: moves after a commit on this connection and after one on another connection, and only then`, () => {
-      const generation = create(api.services.database);
-      expect(generation).toBeDefined();
-      const start = generation.current();
-      expect(generation.current()).toBe(start);
-      // Reads and writes that change nothing leave it alone.
-      api.services.database.sqlite.query("SELECT COUNT(*) FROM api_keys").get();
-      api.services.database.sqlite.exec(
-        "UPDATE instance_meta SET value = value WHERE key = 'none'",
-      );
-      expect(generation.current()).toBe(start);
-      const probe = crypto.randomUUID();
-      api.services.database.sqlite.exec(
-        `INSERT INTO instance_meta (key, value) VALUES ('own-${probe}', 'x')`,
-      );
-      const afterOwn = generation.current();
-      expect(afterOwn).not.toBe(start);
-      expect(generation.current()).toBe(afterOwn);
-      const other = otherProcessConnection();
-      other.sqlite.exec(`INSERT INTO instance_meta (key, value) VALUES ('other-${probe}', 'x')`);
-      other.close();
-      const afterOther = generation.current();
-      expect(afterOther).not.toBe(afterOwn);
-      // A checkpoint that restarts the WAL changes nothing, but may only ever move it forwards.
-      api.services.database.sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-      expect(generation.current()).toBeGreaterThanOrEqual(afterOther);
-    });
-  }
+  test("moves after a commit on this connection and after one on another connection, and only then", () => {
+    const generation = createDataGeneration(api.services.database);
+    const start = generation.current();
+    expect(generation.current()).toBe(start);
+    // Reads and writes that change nothing leave it alone.
+    api.services.database.sqlite.query("SELECT COUNT(*) FROM api_keys").get();
+    api.services.database.sqlite.exec("UPDATE instance_meta SET value = value WHERE key = 'none'");
+    expect(generation.current()).toBe(start);
+    const probe = crypto.randomUUID();
+    api.services.database.sqlite.exec(
+      `INSERT INTO instance_meta (key, value) VALUES ('own-${probe}', 'x')`,
+    );
+    const afterOwn = generation.current();
+    expect(afterOwn).not.toBe(start);
+    expect(generation.current()).toBe(afterOwn);
+    const other = otherProcessConnection();
+    other.sqlite.exec(`INSERT INTO instance_meta (key, value) VALUES ('other-${probe}', 'x')`);
+    other.close();
+    const afterOther = generation.current();
+    expect(afterOther).not.toBe(afterOwn);
+    // A checkpoint that restarts the WAL changes nothing, but may only ever move it forwards.
+    api.services.database.sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    expect(generation.current()).toBeGreaterThanOrEqual(afterOther);
+  });
 
-  test("a database file in WAL mode is watched through its WAL-index; an in-memory one by PRAGMA", () => {
-    expect(createDataGeneration(api.services.database).source).toBe("wal-index");
+  test("an in-memory database is watched the same way", () => {
     const memory = openDatabase(":memory:");
     try {
       const generation = createDataGeneration(memory);
-      expect(generation.source).toBe("pragma");
       memory.sqlite.exec("CREATE TABLE t (x)");
       const start = generation.current();
       memory.sqlite.exec("INSERT INTO t VALUES (1)");
@@ -86,60 +69,20 @@ describe("data generation", () => {
     }
   });
 
-  test("a mapped file that is not the one SQLite writes is found out by the audit, and changes are seen again", () => {
-    // A copy of the WAL-index: it never moves, like a file SQLite does not use.
-    const stale = join(makeTempDir("svc-stale-shm"), "copy-shm");
-    copyFileSync(`${api.services.database.path}-shm`, stale);
-    let now = 0;
-    const generation = walIndexGeneration(api.services.database, {
-      shmPath: stale,
-      auditIntervalMs: 1000,
-      nowMs: () => now,
-    }) as DataGeneration;
-    expect(generation.source).toBe("wal-index");
-    const start = generation.current();
-    const other = otherProcessConnection();
-    other.sqlite.exec(
-      `INSERT INTO instance_meta (key, value) VALUES ('stale-${crypto.randomUUID()}', 'x')`,
-    );
-    other.close();
-    // Until the next audit the stale header hides the commit (at most auditIntervalMs) ...
-    expect(generation.current()).toBe(start);
-    now += 1000;
-    // ... then the audit sees SQLite's counters move without the header, and stops trusting it.
-    const afterAudit = generation.current();
-    expect(afterAudit).toBeGreaterThan(start);
-    expect(generation.source).toBe("pragma");
-    expect(generation.current()).toBe(afterAudit);
-    api.services.database.sqlite.exec(
-      `INSERT INTO instance_meta (key, value) VALUES ('stale-own-${crypto.randomUUID()}', 'x')`,
-    );
-    expect(generation.current()).toBeGreaterThan(afterAudit);
-  });
-
-  test("the live WAL-index passes the audit: commits move the header, so it stays in use", () => {
-    let now = 0;
-    const generation = walIndexGeneration(api.services.database, {
-      auditIntervalMs: 0,
-      nowMs: () => now++,
-    }) as DataGeneration;
-    for (let i = 0; i < 5; i++) {
-      const before = generation.current();
-      api.services.database.sqlite.exec(
-        `INSERT INTO instance_meta (key, value) VALUES ('live-${crypto.randomUUID()}', 'x')`,
-      );
-      expect(generation.current()).toBeGreaterThan(before);
+  test("watching the database keeps SQLite's own locks: the shared lock on the -shm file stays held", () => {
+    const database = openDatabase(join(makeTempDir("svc-locks"), "svc.db"));
+    try {
+      database.sqlite.exec("CREATE TABLE t (x)");
+      expect(holdsShmLock(process.pid, database.path)).toBe(true);
+      const generation = createDataGeneration(database);
+      for (let i = 0; i < 3; i++) {
+        database.sqlite.exec("INSERT INTO t VALUES (1)");
+        generation.current();
+      }
+      expect(holdsShmLock(process.pid, database.path)).toBe(true);
+    } finally {
+      database.close();
     }
-    expect(generation.source).toBe("wal-index");
-  });
-
-  test("the WAL-index is never read after the database was closed", () => {
-    const database = openDatabase(api.services.database.path);
-    const generation = createDataGeneration(database);
-    expect(generation.source).toBe("wal-index");
-    generation.current();
-    database.close();
-    expect(() => generation.current()).toThrow(/closed/);
   });
 
   test("a cache entry is served only at the generation it was stored at", () => {
@@ -212,8 +155,7 @@ describe("/v1 never serves a remembered answer after the data changed", () => {
         await transactionIds(accountId, tenant.key);
         const writer = round % 2 === 0 ? other.db : api.services.db;
         // On most rounds the other connection checkpoints first: the WAL restarts, so the commit
-        // ends with the same frame count as the last one, and only the salts, checksums and the
-        // commit counter in the WAL-index header tell the two apart.
+        // ends with the same frame count as the last one.
         if (round % 5 !== 4) other.sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
         const [added] = insertTransactions(writer, api.clock, accountId, [
           { bookingDate: "2026-01-15" },

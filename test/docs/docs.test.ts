@@ -6,6 +6,8 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { errorStatus } from "../../src/http/errors.ts";
+import { drainTimeoutMs } from "../../src/runtime.ts";
+import { stopGraceMs } from "../../src/webhooks/dispatcher.ts";
 import { createTestServices } from "../support/services.ts";
 import { makeTempDir } from "../support/temp.ts";
 
@@ -178,5 +180,16 @@ describe("links", () => {
     ]) {
       expect(readme).toContain(`(${link}`);
     }
+  });
+});
+
+describe("stopping", () => {
+  test("README and the operator guide give the grace periods of a stop that the code uses", () => {
+    const sendGrace = `${stopGraceMs / 1000} seconds`;
+    const requestGrace = `${drainTimeoutMs / 1000} seconds`;
+    expect(read("README.md")).toContain(`sends still running after ${sendGrace} are`);
+    const guide = read("docs/operator-guide.md").replace(/\s+/g, " ");
+    expect(guide).toContain(`lets requests under way finish (up to ${requestGrace})`);
+    expect(guide).toContain(`gives webhook sends under way ${sendGrace} to finish`);
   });
 });

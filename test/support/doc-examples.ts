@@ -123,7 +123,8 @@ export function compareOutput(
     compareJson(JSON.parse(expected.text), actual, "$", problems);
     return problems;
   }
-  const pattern = normalise(expected.text.trim())
+  // "…" stands for whatever follows, possibly nothing (a line "…" may match no line at all).
+  const pattern = normalise(expected.text.trim().replace(/\n…/g, "…"))
     .split("…")
     .map((part) => escapeRegExp(part))
     .join("[\\s\\S]*");
