@@ -5,6 +5,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { Cron } from "croner";
 import ipaddr from "ipaddr.js";
 import { z } from "zod";
+import { databaseUrlProblem, redactDatabaseUrl } from "./db/database-url.ts";
 import { logLevels } from "./log.ts";
 
 const booleanWords: Record<string, boolean> = {
@@ -118,6 +119,14 @@ const smtpUrl = z
 
 const pathText = z.string().trim().min(1, "must not be empty");
 
+const databaseUrlText = z
+  .string()
+  .trim()
+  .superRefine((value, ctx) => {
+    const problem = databaseUrlProblem(value);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  });
+
 /**
  * Every configuration key: its schema (accepting the text form used by env and flags), what it
  * is for (--help), env name, flag.
@@ -141,6 +150,18 @@ const keySpecs = {
     help: "directory of the database, master key and svc.json",
     env: "SVC_DATA_DIR",
     flag: "data-dir",
+  },
+  databaseUrl: {
+    schema: databaseUrlText,
+    help: "PostgreSQL URL, postgres://user:pass@host:5432/db?sslmode=verify-full (unset: SQLite in the data dir)",
+    env: "SVC_DATABASE_URL",
+    flag: "database-url",
+  },
+  databasePoolSize: {
+    schema: integerText(1, 1000),
+    help: "PostgreSQL connections per process at most",
+    env: "SVC_DATABASE_POOL_SIZE",
+    flag: "database-pool-size",
   },
   tlsCertFile: {
     schema: pathText,
@@ -250,6 +271,10 @@ export interface Config {
   port: number;
   /** Absolute path of the data directory (database, master key, config file). */
   dataDir: string;
+  /** PostgreSQL URL; unset, the embedded SQLite database in the data dir is used. Secret. */
+  databaseUrl?: string;
+  /** Connections of the PostgreSQL pool per process. */
+  databasePoolSize: number;
   tlsCertFile?: string;
   tlsKeyFile?: string;
   /** The one address deliveries come from (spec 4); bound when it is an address of this host. */
@@ -284,6 +309,7 @@ const defaults = {
   host: "127.0.0.1",
   port: 8080,
   dataDir: "./data",
+  databasePoolSize: 10,
   unsafeAllowPrivateTargets: false,
   mailFrom: "svc@localhost.localdomain",
   syncSchedule: "*/15 * * * *",
@@ -344,7 +370,9 @@ function readConfigFile(path: string): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
-function describe(value: unknown): string {
+/** A value for an error message: shortened, and a database URL without its password. */
+function describe(key: ConfigKey, value: unknown): string {
+  if (key === "databaseUrl") return JSON.stringify(redactDatabaseUrl(String(value)));
   const text = typeof value === "string" ? JSON.stringify(value) : String(value);
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
@@ -414,7 +442,7 @@ export function loadConfig(sources: ConfigSources = {}): Config {
     const parsed = keySpecs[key].schema.safeParse(entry.value);
     if (!parsed.success) {
       const reason = parsed.error.issues[0]?.message ?? "is invalid";
-      throw new ConfigError(`${entry.origin}=${describe(entry.value)}: ${reason}`);
+      throw new ConfigError(`${entry.origin}=${describe(key, entry.value)}: ${reason}`);
     }
     values[key] = parsed.data;
   }

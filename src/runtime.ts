@@ -86,7 +86,7 @@ export async function startService(
         if (!(await withDeadline(worker.stop(), drainTimeoutMs)))
           log.warn("worker did not stop in time", { worker: worker.name });
       }
-      services.database.close();
+      await services.database.close();
       log.info("stopped");
     })();
     return stopping;

@@ -5,14 +5,15 @@ import { systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { loadMasterKey, type MasterKey } from "./crypto/master-key.ts";
 import { migrateDatabase } from "./db/migrate.ts";
-import { type Database, type Db, databasePath, openDatabase } from "./db/open.ts";
+import { type AnyDatabase, type Db, openDatabase } from "./db/open.ts";
+import type { PostgresOptions } from "./db/postgres-store.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { createMetrics, type Metrics } from "./metrics/metrics.ts";
 import { createOutboxSignal, type OutboxSignal } from "./webhooks/outbox-signal.ts";
 
 export interface Services {
   config: Config;
-  database: Database;
+  database: AnyDatabase;
   db: Db;
   clock: Clock;
   log: Logger;
@@ -27,6 +28,8 @@ export interface OpenServicesOptions {
   clock?: Clock;
   log?: Logger;
   env?: Record<string, string | undefined>;
+  /** PostgreSQL pool tuning beyond the configuration (tests keep their pools small). */
+  postgres?: PostgresOptions;
 }
 
 /**
@@ -34,20 +37,24 @@ export interface OpenServicesOptions {
  * next to existing webhook endpoints means a lost key, and a new one would silently break
  * every receiver's signature check.
  */
-function mayCreateMasterKey(database: Database): boolean {
-  return !database.sqlite.query("SELECT 1 FROM webhook_endpoints LIMIT 1").get();
+async function mayCreateMasterKey(db: Db): Promise<boolean> {
+  const t = db.t.webhookEndpoints;
+  return (await db.select({ id: t.id }).from(t).limit(1)).length === 0;
 }
 
-/** Opens the database (migrating it) and loads the master key. */
-export function openServices(config: Config, options: OpenServicesOptions = {}): Services {
+/** Opens the configured database (migrating it) and loads the master key. */
+export async function openServices(
+  config: Config,
+  options: OpenServicesOptions = {},
+): Promise<Services> {
   const log = options.log ?? createLogger({ level: config.logLevel });
-  const database = openDatabase(databasePath(config.dataDir));
+  const database = openDatabase(config, options.postgres);
   try {
-    const migration = migrateDatabase(database);
+    const migration = await migrateDatabase(database);
     if (migration.applied > 0)
-      log.info("database migrated", { applied: migration.applied, path: database.path });
+      log.info("database migrated", { applied: migration.applied, location: database.location });
     const masterKey = loadMasterKey(config.dataDir, {
-      create: mayCreateMasterKey(database),
+      create: await mayCreateMasterKey(database.db),
       ...(options.env ? { env: options.env } : {}),
     });
     const clock = options.clock ?? systemClock;
@@ -59,10 +66,10 @@ export function openServices(config: Config, options: OpenServicesOptions = {}):
       log,
       masterKey,
       outbox: createOutboxSignal(),
-      metrics: createMetrics({ database, clock }),
+      metrics: createMetrics({ db: database.db, clock }),
     };
   } catch (error) {
-    database.close();
+    await database.close();
     throw error;
   }
 }

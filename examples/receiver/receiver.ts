@@ -203,7 +203,7 @@ export function createReceiver(options: ReceiverOptions): Receiver {
   /** Starts the worker, or asks the running one to look again before it ends. */
   function wake(): void {
     if (stopped) return;
-    if (working) {
+    if (working !== undefined) {
       again = true;
       return;
     }
@@ -249,7 +249,7 @@ export function createReceiver(options: ReceiverOptions): Receiver {
       return new Response(null, { status: 200 });
     },
     async drain() {
-      while (working) await working;
+      while (working !== undefined) await working;
     },
     async stop() {
       stopped = true;

@@ -22,12 +22,11 @@ import { eq, sql } from "drizzle-orm";
 import { createServiceAccount } from "../../src/accounts/service-accounts.ts";
 import { systemClock } from "../../src/clock.ts";
 import { loadConfig } from "../../src/config.ts";
-import { deliveries, webhookEndpoints } from "../../src/db/schema.ts";
 import { openServices } from "../../src/services.ts";
 import { webhookContext } from "../../src/webhooks/context.ts";
 import type { Dispatcher } from "../../src/webhooks/dispatcher.ts";
 import { registerEndpoint } from "../../src/webhooks/endpoint-registration.ts";
-import { buildEvent, recordAccountEvent } from "../../src/webhooks/events.ts";
+import { buildEvent, recordAccountEvents } from "../../src/webhooks/events.ts";
 import { createSender } from "../../src/webhooks/sender.ts";
 import { startWebhookWorkers } from "../../src/webhooks/workers.ts";
 import { createTestPki, loopbackNames } from "../../test/support/pki.ts";
@@ -206,7 +205,7 @@ const config = {
   endpointConcurrency,
   logLevel: "warn" as const,
 };
-const services = openServices(config);
+const services = await openServices(config);
 const accountIds: string[] = [];
 const ctx = webhookContext(services);
 for (let i = 0; i < endpointCount; i++) {
@@ -219,39 +218,47 @@ for (let i = 0; i < endpointCount; i++) {
     url: `https://127.0.0.1:${port}/hooks/${i}`,
   });
   // Set-up only: verification is exercised by the tests, not measured here.
-  services.db
-    .update(webhookEndpoints)
-    .set({ verifiedAt: new Date() })
-    .where(eq(webhookEndpoints.id, endpoint.id))
-    .run();
+  await services.db.write((tx) =>
+    tx
+      .update(webhookEndpoints)
+      .set({ verifiedAt: new Date() })
+      .where(eq(webhookEndpoints.id, endpoint.id)),
+  );
   accountIds.push(account.id);
 }
 ctx.close();
 
 let next = 0;
-function writeEvents(count: number): string[] {
-  return services.db.transaction((tx) =>
-    Array.from({ length: count }, () => {
-      const accountId = accountIds[next++ % accountIds.length] as string;
-      return recordAccountEvent(tx, services.clock, {
-        serviceAccountId: accountId,
-        type: "account.transactions.available",
-        data: { account_id: accountId, fetched_at: new Date().toISOString(), new_count: 1 },
-      }).eventId;
-    }),
-  );
+function writeEvents(count: number): Promise<string[]> {
+  return services.db.write(async (tx) => {
+    const recorded = await recordAccountEvents(
+      tx,
+      services.clock,
+      Array.from({ length: count }, () => {
+        const accountId = accountIds[next++ % accountIds.length] as string;
+        return {
+          serviceAccountId: accountId,
+          type: "account.transactions.available" as const,
+          data: { account_id: accountId, fetched_at: new Date().toISOString(), new_count: 1 },
+        };
+      }),
+    );
+    return recorded.map((event) => event.eventId);
+  });
 }
-const pendingCount = () =>
-  services.db
-    .select({ n: sql<number>`count(*)` })
-    .from(deliveries)
-    .where(eq(deliveries.status, "pending"))
-    .get()?.n ?? 0;
+const { deliveries, webhookEndpoints } = services.db.t;
+const pendingCount = async () =>
+  (
+    await services.db
+      .select({ n: sql<number>`count(*)` })
+      .from(deliveries)
+      .where(eq(deliveries.status, "pending"))
+  )[0]?.n ?? 0;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function waitForDrain(timeoutMs: number): Promise<void> {
   const deadline = now() + timeoutMs;
-  while (pendingCount() > 0 && now() < deadline) await sleep(20);
+  while ((await pendingCount()) > 0 && now() < deadline) await sleep(20);
 }
 
 // --- 2. throughput: a full backlog ------------------------------------------------------------
@@ -267,8 +274,8 @@ async function throughput(dispatcher: Dispatcher) {
   const started = now();
   const until = started + seconds * 1000;
   while (now() < until) {
-    if (pendingCount() < 4 * concurrency * 10) {
-      for (let i = 0; i < 10; i++) writeEvents(50);
+    if ((await pendingCount()) < 4 * concurrency * 10) {
+      for (let i = 0; i < 10; i++) await writeEvents(50);
       services.outbox.notify();
     }
     await sleep(10);
@@ -298,7 +305,7 @@ async function latency() {
   while (now() < until) {
     const due = Math.floor(((now() - started) / 1000) * rate) - produced;
     for (let i = 0; i < due; i++) {
-      const [id] = writeEvents(1);
+      const [id] = await writeEvents(1);
       written.set(id as string, now());
       services.outbox.notify();
     }
@@ -368,7 +375,7 @@ console.log(
   }),
 );
 for (const worker of workers.reverse()) await worker.stop();
-services.database.close();
+await services.database.close();
 receiverProcess.kill("SIGTERM");
 await receiverProcess.exited;
 controlAgent.destroy();

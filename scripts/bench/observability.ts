@@ -28,24 +28,24 @@ process.on("exit", () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-function appWith(level: LogLevel) {
+async function appWith(level: LogLevel) {
   const config = loadConfig({ env: {}, cwd: dataDir, flags: { dataDir } });
   const sink = createBatchedSink((chunk) => writeSync(devNull, chunk));
   const log = createLogger({ level, write: sink.write, flush: sink.flush });
-  const services = openServices(
+  const services = await openServices(
     { ...config, apiRateLimitPerMinute: 1_000_000_000 },
     { clock: systemClock, log, env: { SVC_MASTER_KEY: "0f".repeat(32) } },
   );
   return { services, app: createHttpApp(services) };
 }
 
-const quiet = appWith("warn");
-const logged = appWith("info");
+const quiet = await appWith("warn");
+const logged = await appWith("info");
 const owner = await createServiceAccount(quiet.services.db, systemClock, {
   email: "bench@example.com",
 });
-seedConnection(quiet.services.db, systemClock, owner.account.id, { accounts: 3 });
-const { key } = createApiKey(quiet.services.db, systemClock, {
+await seedConnection(quiet.services.db, systemClock, owner.account.id, { accounts: 3 });
+const { key } = await createApiKey(quiet.services.db, systemClock, {
   serviceAccountId: owner.account.id,
 });
 const request = () =>

@@ -8,7 +8,10 @@
 import { connectSandbox } from "../../src/banking/sandbox/connect.ts";
 import { createSandboxProvider } from "../../src/banking/sandbox/provider.ts";
 import { syncConnection } from "../../src/banking/sync.ts";
-import { serviceAccounts } from "../../src/db/schema.ts";
+import { tables } from "../../test/support/tables.ts";
+
+const { serviceAccounts } = tables;
+
 import { newId } from "../../src/ids.ts";
 import { createFakeClock } from "../../test/support/fake-clock.ts";
 import { createTestServices } from "../../test/support/services.ts";
@@ -24,12 +27,13 @@ function median(values: number[]): number {
 
 async function connected() {
   const clock = createFakeClock("2026-01-15T09:00:00.000Z");
-  const services = createTestServices({ clock });
+  const services = await createTestServices({ clock });
   const accountId = newId();
-  services.db
-    .insert(serviceAccounts)
-    .values({ id: accountId, name: "bench", createdAt: clock.now(), updatedAt: clock.now() })
-    .run();
+  await services.db.write((tx) =>
+    tx
+      .insert(serviceAccounts)
+      .values({ id: accountId, name: "bench", createdAt: clock.now(), updatedAt: clock.now() }),
+  );
   const connection = await connectSandbox(services, { serviceAccountId: accountId, seed: 1 });
   const sync = async () => {
     const started = performance.now();
@@ -68,13 +72,10 @@ for (const ageDays of [30, 180]) {
 }
 // The provider alone, to separate reading the bank from storing what it said.
 const provider = createSandboxProvider(bank.clock);
-const state = JSON.parse(
-  (
-    bank.services.database.sqlite.query("SELECT provider_state AS s FROM connections").get() as {
-      s: string;
-    }
-  ).s,
-);
+const [stored] = await bank.services.db
+  .select({ state: bank.services.db.t.connections.providerState })
+  .from(bank.services.db.t.connections);
+const state = JSON.parse(stored?.state ?? "{}");
 const readTimes: number[] = [];
 for (let i = 0; i < rounds; i++) {
   const started = performance.now();
@@ -96,4 +97,4 @@ if (day30 && day180)
   console.log(
     `ageing: a day-180 sync costs ${(day180 / day30).toFixed(2)}x a day-30 sync (flat = 1)`,
   );
-bank.services.database.close();
+await bank.services.database.close();

@@ -1,7 +1,6 @@
 import { eq } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
-import type { Db } from "../db/open.ts";
-import { users } from "../db/schema.ts";
+import { type Db, first } from "../db/store.ts";
 import { type CreatedAccount, createServiceAccount } from "./service-accounts.ts";
 
 export const defaultOperatorEmail = "admin@svc.localhost";
@@ -16,7 +15,10 @@ export async function ensureFirstOperator(
   clock: Clock,
   options: { email?: string; password?: string } = {},
 ): Promise<CreatedAccount | undefined> {
-  const existing = db.select({ id: users.id }).from(users).where(eq(users.isOperator, true)).get();
+  const { users } = db.t;
+  const existing = await first(
+    db.select({ id: users.id }).from(users).where(eq(users.isOperator, true)).limit(1),
+  );
   if (existing) return undefined;
   return createServiceAccount(db, clock, {
     email: options.email ?? defaultOperatorEmail,

@@ -1,17 +1,15 @@
 // Service accounts (tenants) and their users (DESIGN.md "Tenancy"). Operators set the
 // status, subscription and flags that decide entitlement (spec 3, 7).
-import { asc, eq, or, sql } from "drizzle-orm";
+import { type AnyColumn, asc, eq, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Clock } from "../clock.ts";
-import type { Db } from "../db/open.ts";
 import {
   type AccountStatus,
   accountStatuses,
   type SubscriptionStatus,
-  serviceAccounts,
   subscriptionStatuses,
-  users,
 } from "../db/schema.ts";
+import { type Db, first } from "../db/store.ts";
 import { ApiError } from "../http/errors.ts";
 import { newId } from "../ids.ts";
 import { generateOneTimePassword, hashPassword, passwordProblem } from "./passwords.ts";
@@ -66,15 +64,15 @@ export interface CreatedAccount {
   oneTimePassword?: string;
 }
 
-function view(db: Db, id: string): ServiceAccountView {
-  const row = db.select().from(serviceAccounts).where(eq(serviceAccounts.id, id)).get();
+async function view(db: Db, id: string): Promise<ServiceAccountView> {
+  const { serviceAccounts, users } = db.t;
+  const row = await first(db.select().from(serviceAccounts).where(eq(serviceAccounts.id, id)));
   if (!row) throw new ApiError("not_found", `No service account ${id}.`);
-  const members = db
+  const members = await db
     .select({ id: users.id, email: users.email, isOperator: users.isOperator })
     .from(users)
     .where(eq(users.serviceAccountId, id))
-    .orderBy(asc(users.createdAt))
-    .all();
+    .orderBy(asc(users.createdAt), asc(users.id));
   return {
     id: row.id,
     name: row.name,
@@ -90,7 +88,7 @@ function view(db: Db, id: string): ServiceAccountView {
   };
 }
 
-export function getServiceAccount(db: Db, id: string): ServiceAccountView {
+export function getServiceAccount(db: Db, id: string): Promise<ServiceAccountView> {
   return view(db, id);
 }
 
@@ -111,45 +109,44 @@ export async function createServiceAccount(
   const now = clock.now();
   const accountId = newId();
   const userId = newId();
-  db.transaction((tx) => {
-    const taken = tx.select({ id: users.id }).from(users).where(eq(users.email, email.data)).get();
+  const { serviceAccounts, users } = db.t;
+  await db.write(async (tx) => {
+    const taken = await first(
+      tx.select({ id: users.id }).from(users).where(eq(users.email, email.data)),
+    );
     if (taken) throw new ApiError("conflict", `A user with e-mail ${email.data} already exists.`);
-    tx.insert(serviceAccounts)
-      .values({
-        id: accountId,
-        name: input.name?.trim() || email.data,
-        status: input.status ?? "sandbox",
-        subscriptionStatus: input.subscriptionStatus ?? "none",
-        createdAt: now,
-        updatedAt: now,
-      })
-      .run();
-    tx.insert(users)
-      .values({
-        id: userId,
-        serviceAccountId: accountId,
-        email: email.data,
-        passwordHash,
-        isOperator: input.isOperator ?? false,
-        mustChangePassword: generated !== undefined,
-        createdAt: now,
-      })
-      .run();
+    await tx.insert(serviceAccounts).values({
+      id: accountId,
+      name: input.name?.trim() || email.data,
+      status: input.status ?? "sandbox",
+      subscriptionStatus: input.subscriptionStatus ?? "none",
+      createdAt: now,
+      updatedAt: now,
+    });
+    await tx.insert(users).values({
+      id: userId,
+      serviceAccountId: accountId,
+      email: email.data,
+      passwordHash,
+      isOperator: input.isOperator ?? false,
+      mustChangePassword: generated !== undefined,
+      createdAt: now,
+    });
   });
   return {
-    account: view(db, accountId),
+    account: await view(db, accountId),
     userId,
     ...(generated !== undefined ? { oneTimePassword: generated } : {}),
   };
 }
 
 /** Changes the operator-controlled status, subscription and flags of an account. */
-export function updateServiceAccount(
+export async function updateServiceAccount(
   db: Db,
   clock: Clock,
   id: string,
   changes: AccountFlags,
-): ServiceAccountView {
+): Promise<ServiceAccountView> {
   const parsed = accountFlagsSchema.safeParse(changes);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -158,34 +155,35 @@ export function updateServiceAccount(
       `${issue?.path.join(".") || "changes"}: ${issue?.message}`,
     );
   }
-  const updated = db
-    .update(serviceAccounts)
-    .set({ ...parsed.data, updatedAt: clock.now() })
-    .where(eq(serviceAccounts.id, id))
-    .returning({ id: serviceAccounts.id })
-    .all();
+  const { serviceAccounts } = db.t;
+  const updated = await db.write((tx) =>
+    tx
+      .update(serviceAccounts)
+      .set({ ...parsed.data, updatedAt: clock.now() })
+      .where(eq(serviceAccounts.id, id))
+      .returning({ id: serviceAccounts.id }),
+  );
   if (updated.length === 0) throw new ApiError("not_found", `No service account ${id}.`);
   return view(db, id);
 }
 
 /** All accounts, optionally filtered by a search over id, name and user e-mails. */
-export function listServiceAccounts(db: Db, search?: string): ServiceAccountView[] {
-  const term = search?.trim();
+export async function listServiceAccounts(db: Db, search?: string): Promise<ServiceAccountView[]> {
+  const term = search?.trim().toLowerCase();
   const pattern = term ? `%${term.replace(/[%_\\]/g, "\\$&")}%` : undefined;
-  const rows = db
-    .selectDistinct({ id: serviceAccounts.id })
+  const { serviceAccounts, users } = db.t;
+  // lower() on both sides: SQLite's LIKE ignores ASCII case, PostgreSQL's does not.
+  const like = (column: AnyColumn) => sql`lower(${column}) LIKE ${pattern} ESCAPE '\\'`;
+  const rows = await db
+    // PostgreSQL wants DISTINCT's ORDER BY columns selected.
+    .selectDistinct({ id: serviceAccounts.id, createdAt: serviceAccounts.createdAt })
     .from(serviceAccounts)
     .leftJoin(users, eq(users.serviceAccountId, serviceAccounts.id))
     .where(
       pattern
-        ? or(
-            sql`${serviceAccounts.id} LIKE ${pattern} ESCAPE '\\'`,
-            sql`${serviceAccounts.name} LIKE ${pattern} ESCAPE '\\'`,
-            sql`${users.email} LIKE ${pattern} ESCAPE '\\'`,
-          )
+        ? or(like(serviceAccounts.id), like(serviceAccounts.name), like(users.email))
         : undefined,
     )
-    .orderBy(asc(serviceAccounts.createdAt), asc(serviceAccounts.id))
-    .all();
-  return rows.map((row) => view(db, row.id));
+    .orderBy(asc(serviceAccounts.createdAt), asc(serviceAccounts.id));
+  return Promise.all(rows.map((row) => view(db, row.id)));
 }

@@ -1,16 +1,17 @@
 import { eq } from "drizzle-orm";
-import type { Db } from "../db/open.ts";
-import { users } from "../db/schema.ts";
+import type { Row } from "../db/schema.ts";
+import { type Db, first } from "../db/store.ts";
 import { ApiError } from "../http/errors.ts";
 import { hashPassword, passwordProblem, verifyPassword } from "./passwords.ts";
 import { emailSchema } from "./service-accounts.ts";
 
-export type UserRow = typeof users.$inferSelect;
+export type UserRow = Row<"users">;
 
-export function findUserByEmail(db: Db, email: string): UserRow | undefined {
+export async function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
   const parsed = emailSchema.safeParse(email);
   if (!parsed.success) return undefined;
-  return db.select().from(users).where(eq(users.email, parsed.data)).get();
+  const { users } = db.t;
+  return first(db.select().from(users).where(eq(users.email, parsed.data)));
 }
 
 /** Sets a user's password; `mustChange` forces a change at the next portal sign-in. */
@@ -23,12 +24,14 @@ export async function setUserPassword(
   const problem = passwordProblem(password);
   if (problem) throw new ApiError("invalid_request", `password ${problem}.`);
   const passwordHash = await hashPassword(password);
-  const updated = db
-    .update(users)
-    .set({ passwordHash, mustChangePassword: mustChange })
-    .where(eq(users.id, userId))
-    .returning({ id: users.id })
-    .all();
+  const { users } = db.t;
+  const updated = await db.write((tx) =>
+    tx
+      .update(users)
+      .set({ passwordHash, mustChangePassword: mustChange })
+      .where(eq(users.id, userId))
+      .returning({ id: users.id }),
+  );
   if (updated.length === 0) throw new ApiError("not_found", `No user ${userId}.`);
 }
 
@@ -38,7 +41,8 @@ export async function changePassword(
   userId: string,
   input: { currentPassword: string; newPassword: string },
 ): Promise<void> {
-  const user = db.select().from(users).where(eq(users.id, userId)).get();
+  const { users } = db.t;
+  const user = await first(db.select().from(users).where(eq(users.id, userId)));
   if (!user) throw new ApiError("not_found", `No user ${userId}.`);
   if (!user.passwordHash || !(await verifyPassword(input.currentPassword, user.passwordHash))) {
     throw new ApiError("invalid_credentials", "The current password is not correct.");

@@ -1,13 +1,15 @@
-// Successful /v1 reads, remembered per service account and URL for as long as the database has
-// not changed (see db/data-generation.ts): the same answer as a fresh read, without rebuilding
-// 100 rows per request. Errors are never remembered. Served by cached-answers.ts, which checks
-// the key and counts the rate limit first, like any other request.
+// Successful /v1 reads, remembered per service account, data generation and URL: the account's
+// generation (service_accounts.data_generation) moves in the same transaction as every change of
+// its bank data (triggers, in every process and on every instance), and the key check reads it on
+// every request, so a remembered answer is exactly what a fresh read would give, without
+// rebuilding 100 rows. Errors are never remembered. Served by cached-answers.ts, which checks the
+// key and counts the rate limit first, like any other request.
 import type { MiddlewareHandler } from "hono";
 import type { Clock } from "../clock.ts";
-import { createGenerationCache } from "../db/data-generation.ts";
 import { routePattern } from "../http/access-log.ts";
 import { requestIdHeader } from "../http/errors.ts";
 import type { ApiEnv, Principal } from "./auth.ts";
+import { createBoundedCache } from "./bounded-cache.ts";
 import { rateLimitHeaderNames } from "./rate-limit.ts";
 
 export interface CachedAnswer {
@@ -40,19 +42,19 @@ const ownHeaderSpelling = new Map(
 
 /** Bounded by count and by body bytes (a 100-row transactions page is ~30 KB, 500 rows ~150 KB). */
 export function createAnswerCache(limits: { maxEntries: number; maxBytes: number }): AnswerCache {
-  const entries = createGenerationCache<CachedAnswer>({
+  const entries = createBoundedCache<CachedAnswer>({
     maxEntries: limits.maxEntries,
     maxSize: limits.maxBytes,
     sizeOf: (answer) => answer.size,
   });
   // The default transactions window ends "today", so the UTC day is part of what a URL means;
-  // the generation the key check saw guarantees the answer is not older than any commit.
+  // the generation the key check saw guarantees the answer is not older than any change of the
+  // account's data. Answers of older generations are never asked for again and age out.
   const keyOf = (principal: Principal, url: string, now: Date) =>
-    `${principal.serviceAccountId} ${Math.floor(now.getTime() / msPerDay)} ${url}`;
+    `${principal.serviceAccountId} ${principal.dataGeneration} ${Math.floor(now.getTime() / msPerDay)} ${url}`;
   return {
-    get: (principal, url, now) => entries.get(keyOf(principal, url, now), principal.dataGeneration),
-    set: (principal, url, now, answer) =>
-      entries.set(keyOf(principal, url, now), principal.dataGeneration, answer),
+    get: (principal, url, now) => entries.get(keyOf(principal, url, now)),
+    set: (principal, url, now, answer) => entries.set(keyOf(principal, url, now), answer),
   };
 }
 

@@ -12,7 +12,7 @@ import { type KeyRateLimiter, type RateLimitDecision, rateLimitHeaders } from ".
 export interface Principal {
   keyId: string;
   serviceAccountId: string;
-  /** Database generation seen by the key check; a cache keyed on it is never stale. */
+  /** The account's data generation seen by the key check; a cache keyed on it is never stale. */
   dataGeneration: number;
 }
 
@@ -26,14 +26,20 @@ const keyShapeHint = "API keys look like svk_ followed by 8 characters, _ and 43
 export type ApiAccess = { ok: true; principal: Principal } | { ok: false; error: ApiError };
 
 /**
+ * Key checks already made for a request (by the cached-answer lane, before the router), so the
+ * middleware does not read the key a second time.
+ */
+export type CheckedAccess = WeakMap<Request, ApiAccess>;
+
+/**
  * The key and account checks of one request, from its Authorization header (undefined or null
  * when absent), in the order above. Shared by the middleware and the cached-answer lane.
  */
-export function checkApiAccess(
+export async function checkApiAccess(
   authenticator: KeyAuthenticator,
   header: string | null | undefined,
   now?: Date,
-): ApiAccess {
+): Promise<ApiAccess> {
   if (header === undefined || header === null) {
     return refused(
       "not_authenticated",
@@ -47,7 +53,7 @@ export function checkApiAccess(
       "The Authorization header must have the form `Bearer <API key>`.",
     );
   }
-  const check = authenticator.check(presented, now);
+  const check = await authenticator.check(presented, now);
   if (!check.ok) {
     const message =
       check.reason === "malformed"
@@ -59,7 +65,7 @@ export function checkApiAccess(
   }
   const decision = decideApiAccess(check.access);
   if (!decision.allowed) return refused(decision.code, decision.message);
-  // The check (remembered by the authenticator while the data is unchanged) is the principal.
+  // The check is the principal.
   return { ok: true, principal: check };
 }
 
@@ -82,10 +88,13 @@ const apiCacheControl = "no-store";
 export function apiAuthMiddleware(deps: {
   authenticator: KeyAuthenticator;
   rateLimiter: KeyRateLimiter | undefined;
+  checked?: CheckedAccess;
 }): MiddlewareHandler<ApiEnv> {
   return async (c, next) => {
     c.header("Cache-Control", apiCacheControl);
-    const access = checkApiAccess(deps.authenticator, c.req.header("authorization"));
+    const access =
+      deps.checked?.get(c.req.raw) ??
+      (await checkApiAccess(deps.authenticator, c.req.header("authorization")));
     if (!access.ok) throw access.error;
     if (deps.rateLimiter) {
       const limit = deps.rateLimiter.consume(access.principal.keyId);

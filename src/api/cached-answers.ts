@@ -12,13 +12,19 @@ import type { KeyAuthenticator } from "../keys/authenticate.ts";
 import type { Logger } from "../log.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import type { AnswerCache, CachedAnswer } from "./answer-cache.ts";
-import { checkApiAccess } from "./auth.ts";
+import { type CheckedAccess, checkApiAccess } from "./auth.ts";
 import { type KeyRateLimiter, type RateLimitDecision, setRateLimitState } from "./rate-limit.ts";
 
-export type CachedAnswerLane = (request: Request) => Response | undefined;
+/**
+ * Undefined at once for a request the lane never serves (not a GET under /v1/); otherwise the
+ * remembered answer, or undefined for the router to answer.
+ */
+export type CachedAnswerLane = (request: Request) => Promise<Response | undefined> | undefined;
 
 export function createCachedAnswerLane(deps: {
   answers: AnswerCache;
+  /** Where the key check made here is left for the router's middleware, so a miss reads once. */
+  checked: CheckedAccess;
   authenticator: KeyAuthenticator;
   rateLimiter: KeyRateLimiter | undefined;
   clock: Clock;
@@ -42,14 +48,15 @@ export function createCachedAnswerLane(deps: {
     }
     return recorder;
   };
-  const serve: CachedAnswerLane = (request) => {
-    const started = performance.now();
-    if (request.method !== "GET") return undefined;
+  const serve = async (request: Request, started: number): Promise<Response | undefined> => {
     const url = request.url;
-    const pathStart = url.indexOf("/", url.indexOf("//") + 2);
-    if (!url.startsWith("/v1/", pathStart)) return undefined;
     const now = deps.clock.now();
-    const access = checkApiAccess(deps.authenticator, request.headers.get("authorization"), now);
+    const access = await checkApiAccess(
+      deps.authenticator,
+      request.headers.get("authorization"),
+      now,
+    );
+    deps.checked.set(request, access);
     if (!access.ok) return undefined;
     const { principal } = access;
     const answer = deps.answers.get(principal, url, now);
@@ -68,11 +75,12 @@ export function createCachedAnswerLane(deps: {
     return response;
   };
   return (request) => {
-    try {
-      return serve(request);
-    } catch {
-      // The router meets the same failure and answers it through the one error model.
-      return undefined;
-    }
+    const started = performance.now();
+    if (request.method !== "GET") return undefined;
+    const url = request.url;
+    const pathStart = url.indexOf("/", url.indexOf("//") + 2);
+    if (!url.startsWith("/v1/", pathStart)) return undefined;
+    // On any failure the router meets the same failure and answers it through the one error model.
+    return serve(request, started).catch(() => undefined);
   };
 }

@@ -4,12 +4,11 @@
 // every resource is 404 with or without a key.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { Hono } from "hono";
-import { createDataGeneration } from "../db/data-generation.ts";
 import type { RequestIds } from "../http/request-id.ts";
 import { createKeyAuthenticator } from "../keys/authenticate.ts";
 import type { Services } from "../services.ts";
 import { createAnswerCache, rememberAnswersMiddleware } from "./answer-cache.ts";
-import { type ApiEnv, apiAuthMiddleware } from "./auth.ts";
+import { type ApiEnv, apiAuthMiddleware, type CheckedAccess } from "./auth.ts";
 import { type CachedAnswerLane, createCachedAnswerLane } from "./cached-answers.ts";
 import { renderReferencePage } from "./docs-page.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
@@ -32,20 +31,22 @@ export interface V1 {
 }
 
 export function createV1App(services: Services, deps: { requestIds: RequestIds }): V1 {
-  const { config, database, clock } = services;
+  const { config, db, clock, log } = services;
   const resources = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook });
-  const generation = createDataGeneration(database);
-  const authenticator = createKeyAuthenticator(database, clock, generation);
+  const authenticator = createKeyAuthenticator(db, clock, {
+    onTouchError: (error) => log.warn("recording when an API key was last used failed", { error }),
+  });
+  const checked: CheckedAccess = new WeakMap();
   const rateLimiter =
     config.apiRateLimitPerMinute > 0
       ? createKeyRateLimiter(clock, config.apiRateLimitPerMinute)
       : undefined;
   const answers = createAnswerCache(answerCacheLimits);
-  const auth = apiAuthMiddleware({ authenticator, rateLimiter });
+  const auth = apiAuthMiddleware({ authenticator, rateLimiter, checked });
   const remember = rememberAnswersMiddleware({ answers, clock });
   // Hono's `/accounts/*` also matches `/accounts` itself.
   for (const prefix of resourcePrefixes) resources.use(`${prefix}/*`, auth, remember);
-  const reads = createBankReads(database);
+  const reads = createBankReads(db);
   registerAccountRoutes(resources, reads);
   registerTransactionRoutes(resources, reads, clock);
   registerConnectionRoutes(resources, reads);
@@ -66,6 +67,7 @@ export function createV1App(services: Services, deps: { requestIds: RequestIds }
   app.route("/", resources);
   const serveCached = createCachedAnswerLane({
     answers,
+    checked,
     authenticator,
     rateLimiter,
     clock,

@@ -10,6 +10,7 @@ import type { Services } from "../services.ts";
 
 export interface BackupResult {
   directory: string;
+  /** The database snapshot: svc.db (SQLite), or svc.pgdump (PostgreSQL, pg_dump's custom format). */
   databaseFile: string;
   databaseBytes: number;
   masterKeyIncluded: boolean;
@@ -18,7 +19,42 @@ export interface BackupResult {
   warnings: string[];
 }
 
-export function backupInstance(services: Services, target: string): BackupResult {
+/** pg_dump's output file in a backup of a PostgreSQL instance (restore with pg_restore). */
+export const postgresDumpFileName = "svc.pgdump";
+
+/**
+ * PostgreSQL's own tool takes the snapshot (consistent while instances keep running). The
+ * password travels in PGPASSWORD, never on the command line where `ps` would show it.
+ */
+async function dumpPostgres(databaseUrl: string, file: string): Promise<void> {
+  const pgDump = Bun.which("pg_dump");
+  if (!pgDump) {
+    throw new ApiError(
+      "invalid_state",
+      "This instance keeps its data in PostgreSQL, which svc cannot copy by itself: install pg_dump (Debian: apt-get install postgresql-client) and run svc backup again, or back the database up with your usual PostgreSQL tooling (pg_dump, or your provider's snapshots). docs/operator-guide.md, PostgreSQL, explains.",
+    );
+  }
+  const url = new URL(databaseUrl);
+  const password = decodeURIComponent(url.password);
+  url.password = "";
+  const child = Bun.spawn(
+    [pgDump, "--format=custom", "--no-owner", `--file=${file}`, `--dbname=${url.toString()}`],
+    {
+      env: { ...process.env, ...(password ? { PGPASSWORD: password } : {}) },
+      stdout: "ignore",
+      stderr: "pipe",
+    },
+  );
+  const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
+  if (code !== 0) {
+    throw new ApiError(
+      "invalid_state",
+      `pg_dump failed (exit ${code}): ${stderr.trim().split("\n").slice(-3).join(" ")}`,
+    );
+  }
+}
+
+export async function backupInstance(services: Services, target: string): Promise<BackupResult> {
   const directory = resolve(target);
   if (directory === resolve(services.config.dataDir)) {
     throw new ApiError("invalid_request", "the backup directory must not be the data dir itself");
@@ -29,9 +65,16 @@ export function backupInstance(services: Services, target: string): BackupResult
     }
   }
   mkdirSync(directory, { recursive: true, mode: 0o700 });
-  const databaseFile = join(directory, databaseFileName);
-  // VACUUM INTO writes a consistent snapshot while the server keeps running (WAL readers).
-  services.database.sqlite.query("VACUUM INTO ?").run(databaseFile);
+  const { database } = services;
+  let databaseFile: string;
+  if (database.engine === "sqlite") {
+    databaseFile = join(directory, databaseFileName);
+    // VACUUM INTO writes a consistent snapshot through SQLite while the server keeps running.
+    database.reader.query("VACUUM INTO ?").run(databaseFile);
+  } else {
+    databaseFile = join(directory, postgresDumpFileName);
+    await dumpPostgres(services.config.databaseUrl as string, databaseFile);
+  }
 
   const warnings: string[] = [];
   const { masterKey, config } = services;

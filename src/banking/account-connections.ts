@@ -1,10 +1,9 @@
 // A service account's connections as the portal's Connections page shows them: status, the
 // accounts each carries with their latest balance, and the last sync run. Every query is
 // scoped to the owner, so another account's connection is simply "not found".
-import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
-import type { DbOrTx } from "../db/open.ts";
-import { balances, bankAccounts, connections, syncRuns } from "../db/schema.ts";
+import { type Db, first } from "../db/store.ts";
 import { ApiError } from "../http/errors.ts";
 import { isUuid } from "../ids.ts";
 import { assertServiceAccount } from "./connections.ts";
@@ -49,32 +48,36 @@ export interface OwnConnectionView {
 }
 
 /** The connection, when it belongs to the service account; otherwise 404 not_found. */
-export function requireOwnConnection(
-  db: DbOrTx,
+export async function requireOwnConnection(
+  db: Db,
   serviceAccountId: string,
   connectionId: string,
-): ConnectionRow {
+): Promise<ConnectionRow> {
+  const { connections } = db.t;
   const row =
     isUuid(connectionId) &&
-    db
-      .select()
-      .from(connections)
-      .where(
-        and(eq(connections.id, connectionId), eq(connections.serviceAccountId, serviceAccountId)),
-      )
-      .get();
+    (await first(
+      db
+        .select()
+        .from(connections)
+        .where(
+          and(eq(connections.id, connectionId), eq(connections.serviceAccountId, serviceAccountId)),
+        ),
+    ));
   if (!row) throw new ApiError("not_found", `No connection ${connectionId}.`);
   return row;
 }
 
-function lastRun(db: DbOrTx, connectionId: string): OwnConnectionView["lastSync"] {
-  const run = db
-    .select()
-    .from(syncRuns)
-    .where(eq(syncRuns.connectionId, connectionId))
-    .orderBy(desc(syncRuns.startedAt))
-    .limit(1)
-    .get();
+async function lastRun(db: Db, connectionId: string): Promise<OwnConnectionView["lastSync"]> {
+  const { syncRuns } = db.t;
+  const run = await first(
+    db
+      .select()
+      .from(syncRuns)
+      .where(eq(syncRuns.connectionId, connectionId))
+      .orderBy(desc(syncRuns.startedAt), desc(syncRuns.id))
+      .limit(1),
+  );
   if (!run) return null;
   return {
     trigger: run.trigger,
@@ -87,21 +90,21 @@ function lastRun(db: DbOrTx, connectionId: string): OwnConnectionView["lastSync"
 }
 
 /** Every connection of the account, oldest first, with accounts, balances and the last run. */
-export function listOwnConnections(
-  db: DbOrTx,
+export async function listOwnConnections(
+  db: Db,
   clock: Clock,
   serviceAccountId: string,
-): OwnConnectionView[] {
-  assertServiceAccount(db, serviceAccountId);
+): Promise<OwnConnectionView[]> {
+  await assertServiceAccount(db, serviceAccountId);
+  const { balances, bankAccounts, connections } = db.t;
   const pullable = new Set(Object.keys(createProviders(clock)));
-  const rows = db
+  const rows = await db
     .select()
     .from(connections)
     .where(eq(connections.serviceAccountId, serviceAccountId))
-    .orderBy(asc(connections.createdAt), asc(connections.id))
-    .all();
+    .orderBy(asc(connections.createdAt), asc(connections.id));
   if (rows.length === 0) return [];
-  const accountRows = db
+  const accountRows = await db
     .select({ account: bankAccounts, balance: balances })
     .from(bankAccounts)
     .leftJoin(balances, eq(balances.accountId, bankAccounts.id))
@@ -111,9 +114,9 @@ export function listOwnConnections(
         rows.map((r) => r.id),
       ),
     )
-    .orderBy(asc(bankAccounts.createdAt), asc(sql`${bankAccounts}.rowid`))
-    .all();
-  return rows.map((row) => ({
+    .orderBy(asc(bankAccounts.createdAt), asc(bankAccounts.id));
+  const lastRuns = await Promise.all(rows.map((row) => lastRun(db, row.id)));
+  return rows.map((row, index) => ({
     id: row.id,
     provider: row.provider,
     institution: row.institution,
@@ -122,7 +125,7 @@ export function listOwnConnections(
     createdAt: row.createdAt.toISOString(),
     lastSyncedAt: row.lastSyncedAt?.toISOString() ?? null,
     pullable: pullable.has(row.provider),
-    lastSync: lastRun(db, row.id),
+    lastSync: lastRuns[index] ?? null,
     accounts: accountRows
       .filter(({ account }) => account.connectionId === row.id)
       .map(({ account, balance }) => ({

@@ -9,10 +9,11 @@
 // - connection.status.changed: when the status moved (see status.ts).
 import { and, eq, inArray } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
-import type { DbOrTx } from "../db/open.ts";
-import { balances, bankAccounts, transactions } from "../db/schema.ts";
+import { chunks } from "../db/chunks.ts";
+import type { Row } from "../db/schema.ts";
+import { type Db, first } from "../db/store.ts";
 import { newId } from "../ids.ts";
-import { recordAccountEvent } from "../webhooks/events.ts";
+import { type AccountEventInput, recordAccountEvents } from "../webhooks/events.ts";
 import type {
   AccountRecord,
   BalanceRecord,
@@ -37,24 +38,17 @@ export interface ApplyResult {
   eventsRaised: number;
 }
 
-type BankAccountRow = typeof bankAccounts.$inferSelect;
-type TransactionRow = typeof transactions.$inferSelect;
+type BankAccountRow = Row<"bankAccounts">;
+type TransactionRow = Row<"transactions">;
 
-const chunkSize = 500;
-
-function chunks<T>(items: T[], size = chunkSize): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
-
-function upsertAccount(
-  tx: DbOrTx,
+async function upsertAccount(
+  tx: Db,
   now: Date,
   connection: ConnectionRow,
   existing: BankAccountRow | undefined,
   record: AccountRecord,
-): { id: string; created: boolean } {
+): Promise<{ id: string; created: boolean }> {
+  const { bankAccounts } = tx.t;
   const fields = {
     name: record.name,
     type: record.type,
@@ -65,39 +59,38 @@ function upsertAccount(
   };
   if (!existing) {
     const id = newId();
-    tx.insert(bankAccounts)
-      .values({
-        id,
-        connectionId: connection.id,
-        serviceAccountId: connection.serviceAccountId,
-        externalId: record.externalId,
-        ...fields,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .run();
+    await tx.insert(bankAccounts).values({
+      id,
+      connectionId: connection.id,
+      serviceAccountId: connection.serviceAccountId,
+      externalId: record.externalId,
+      ...fields,
+      createdAt: now,
+      updatedAt: now,
+    });
     return { id, created: true };
   }
   const changed = (Object.keys(fields) as (keyof typeof fields)[]).some(
     (key) => existing[key] !== fields[key],
   );
   if (changed) {
-    tx.update(bankAccounts)
+    await tx
+      .update(bankAccounts)
       .set({ ...fields, updatedAt: now })
-      .where(eq(bankAccounts.id, existing.id))
-      .run();
+      .where(eq(bankAccounts.id, existing.id));
   }
   return { id: existing.id, created: false };
 }
 
 /** Stores the balance when it differs from the stored one; returns whether it did. */
-function writeBalance(
-  tx: DbOrTx,
+async function writeBalance(
+  tx: Db,
   accountId: string,
   record: BalanceRecord,
   fetchedAt: Date,
-): boolean {
-  const stored = tx.select().from(balances).where(eq(balances.accountId, accountId)).get();
+): Promise<boolean> {
+  const { balances } = tx.t;
+  const stored = await first(tx.select().from(balances).where(eq(balances.accountId, accountId)));
   if (
     stored &&
     stored.current === record.current &&
@@ -113,10 +106,10 @@ function writeBalance(
     asOf: record.asOf,
     fetchedAt,
   };
-  tx.insert(balances)
+  await tx
+    .insert(balances)
     .values({ accountId, ...values })
-    .onConflictDoUpdate({ target: balances.accountId, set: values })
-    .run();
+    .onConflictDoUpdate({ target: balances.accountId, set: values });
   return true;
 }
 
@@ -131,18 +124,18 @@ const comparedFields = [
   "merchantName",
 ] as const satisfies readonly (keyof TransactionRecord & keyof TransactionRow)[];
 
-function loadByExternalId(
-  tx: DbOrTx,
+async function loadByExternalId(
+  tx: Db,
   accountId: string,
   externalIds: string[],
-): Map<string, TransactionRow> {
+): Promise<Map<string, TransactionRow>> {
+  const { transactions } = tx.t;
   const found = new Map<string, TransactionRow>();
   for (const part of chunks([...new Set(externalIds)])) {
-    const rows = tx
+    const rows = await tx
       .select()
       .from(transactions)
-      .where(and(eq(transactions.accountId, accountId), inArray(transactions.externalId, part)))
-      .all();
+      .where(and(eq(transactions.accountId, accountId), inArray(transactions.externalId, part)));
     for (const row of rows) found.set(row.externalId, row);
   }
   return found;
@@ -152,22 +145,23 @@ function loadByExternalId(
  * Upserts transactions on their stable provider id. Returns how many ids were new, not
  * counting a booked row that replaces a pending row already known (the same transaction).
  */
-function writeTransactions(
-  tx: DbOrTx,
+async function writeTransactions(
+  tx: Db,
   now: Date,
   accountId: string,
   records: TransactionRecord[],
-): { newCount: number; updated: number } {
+): Promise<{ newCount: number; updated: number }> {
+  const { transactions } = tx.t;
   // Pending rows first, so a booked row arriving with its pending row in one read links to it.
   const ordered = [
     ...records.filter((r) => r.status === "pending"),
     ...records.filter((r) => r.status !== "pending"),
   ];
-  const known = loadByExternalId(tx, accountId, [
+  const known = await loadByExternalId(tx, accountId, [
     ...ordered.map((r) => r.externalId),
     ...ordered.flatMap((r) => (r.pendingExternalId ? [r.pendingExternalId] : [])),
   ]);
-  const inserts: (typeof transactions.$inferInsert)[] = [];
+  const inserts: TransactionRow[] = [];
   const links: { pendingId: string; bookedId: string }[] = [];
   let newCount = 0;
   let updated = 0;
@@ -176,10 +170,10 @@ function writeTransactions(
     if (existing) {
       const changes = comparedFields.filter((key) => existing[key] !== record[key]);
       if (changes.length > 0) {
-        tx.update(transactions)
+        await tx
+          .update(transactions)
           .set({ ...Object.fromEntries(changes.map((key) => [key, record[key]])), updatedAt: now })
-          .where(eq(transactions.id, existing.id))
-          .run();
+          .where(eq(transactions.id, existing.id));
         Object.assign(existing, Object.fromEntries(changes.map((key) => [key, record[key]])));
         updated++;
       }
@@ -211,12 +205,12 @@ function writeTransactions(
       newCount++;
     }
   }
-  for (const part of chunks(inserts)) tx.insert(transactions).values(part).run();
+  for (const part of chunks(inserts)) await tx.insert(transactions).values(part);
   for (const link of links) {
-    tx.update(transactions)
+    await tx
+      .update(transactions)
       .set({ bookedTransactionId: link.bookedId, updatedAt: now })
-      .where(eq(transactions.id, link.pendingId))
-      .run();
+      .where(eq(transactions.id, link.pendingId));
   }
   return { newCount, updated };
 }
@@ -227,47 +221,48 @@ function writeTransactions(
  * fetched_at. Pass `announceStatus` for a connection created in this transaction, so its first
  * status is announced too.
  */
-export function applyConnectionSnapshot(
-  tx: DbOrTx,
+export async function applyConnectionSnapshot(
+  tx: Db,
   clock: Clock,
   connection: ConnectionRow,
   snapshot: ConnectionSnapshot,
   options: { fetchedAt: Date; announceStatus?: boolean },
-): ApplyResult {
+): Promise<ApplyResult> {
   const { fetchedAt } = options;
   const now = clock.now();
   // Callers check that account and transaction ids are unique within the snapshot.
   const accounts = snapshot.accounts ?? [];
 
   // 1. Data.
+  const { bankAccounts } = tx.t;
   const storedAccounts = new Map(
-    tx
-      .select()
-      .from(bankAccounts)
-      .where(eq(bankAccounts.connectionId, connection.id))
-      .all()
-      .map((row) => [row.externalId, row]),
+    (await tx.select().from(bankAccounts).where(eq(bankAccounts.connectionId, connection.id))).map(
+      (row) => [row.externalId, row],
+    ),
   );
-  const changes: AccountChange[] = accounts.map((snap) => {
-    const { id, created } = upsertAccount(
+  const changes: AccountChange[] = [];
+  for (const snap of accounts) {
+    const { id, created } = await upsertAccount(
       tx,
       now,
       connection,
       storedAccounts.get(snap.account.externalId),
       snap.account,
     );
-    const balanceChanged = snap.balance ? writeBalance(tx, id, snap.balance, fetchedAt) : false;
-    const written = writeTransactions(tx, now, id, snap.transactions);
-    return {
+    const balanceChanged = snap.balance
+      ? await writeBalance(tx, id, snap.balance, fetchedAt)
+      : false;
+    const written = await writeTransactions(tx, now, id, snap.transactions);
+    changes.push({
       accountId: id,
       externalId: snap.account.externalId,
       created,
       balanceChanged,
       newTransactions: written.newCount,
       updatedTransactions: written.updated,
-    };
-  });
-  const statusMoved = writeConnectionStatus(
+    });
+  }
+  const statusMoved = await writeConnectionStatus(
     tx,
     clock,
     connection,
@@ -278,28 +273,30 @@ export function applyConnectionSnapshot(
   // 2. Events, in the same transaction: a failure here rolls the data back with them.
   let eventsRaised = 0;
   if (statusMoved || options.announceStatus) {
-    announceConnectionStatus(tx, clock, { ...connection, status: snapshot.status });
+    await announceConnectionStatus(tx, clock, { ...connection, status: snapshot.status });
     eventsRaised++;
   }
   const at = fetchedAt.toISOString();
+  const serviceAccountId = connection.serviceAccountId;
+  const accountEvents: AccountEventInput[] = [];
   for (const change of changes) {
     if (change.newTransactions > 0) {
-      recordAccountEvent(tx, clock, {
-        serviceAccountId: connection.serviceAccountId,
+      accountEvents.push({
+        serviceAccountId,
         type: "account.transactions.available",
         data: { account_id: change.accountId, fetched_at: at, new_count: change.newTransactions },
       });
-      eventsRaised++;
     }
     if (change.balanceChanged) {
-      recordAccountEvent(tx, clock, {
-        serviceAccountId: connection.serviceAccountId,
+      accountEvents.push({
+        serviceAccountId,
         type: "account.balance.updated",
         data: { account_id: change.accountId, fetched_at: at },
       });
-      eventsRaised++;
     }
   }
+  await recordAccountEvents(tx, clock, accountEvents);
+  eventsRaised += accountEvents.length;
   return {
     statusChanged: statusMoved || Boolean(options.announceStatus),
     accounts: changes,

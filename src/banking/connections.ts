@@ -1,7 +1,6 @@
 // Connections as operators see them (CLI, later the portal): status, sync state, accounts.
-import { asc, eq, sql } from "drizzle-orm";
-import type { DbOrTx } from "../db/open.ts";
-import { bankAccounts, connections, serviceAccounts } from "../db/schema.ts";
+import { asc, eq } from "drizzle-orm";
+import { type Db, first } from "../db/store.ts";
 import { ApiError } from "../http/errors.ts";
 import type { ConnectionRow } from "./status.ts";
 
@@ -18,24 +17,28 @@ export interface ConnectionView {
   accounts: { id: string; externalId: string; name: string; type: string; currency: string }[];
 }
 
-export function getConnection(db: DbOrTx, connectionId: string): ConnectionRow {
-  const row = db.select().from(connections).where(eq(connections.id, connectionId)).get();
+export async function getConnection(db: Db, connectionId: string): Promise<ConnectionRow> {
+  const { connections } = db.t;
+  const row = await first(db.select().from(connections).where(eq(connections.id, connectionId)));
   if (!row) throw new ApiError("not_found", `No connection ${connectionId}.`);
   return row;
 }
 
-export function assertServiceAccount(db: DbOrTx, serviceAccountId: string): void {
-  const found = db
-    .select({ id: serviceAccounts.id })
-    .from(serviceAccounts)
-    .where(eq(serviceAccounts.id, serviceAccountId))
-    .get();
+export async function assertServiceAccount(db: Db, serviceAccountId: string): Promise<void> {
+  const { serviceAccounts } = db.t;
+  const found = await first(
+    db
+      .select({ id: serviceAccounts.id })
+      .from(serviceAccounts)
+      .where(eq(serviceAccounts.id, serviceAccountId)),
+  );
   if (!found) throw new ApiError("not_found", `No service account ${serviceAccountId}.`);
 }
 
-export function viewConnection(db: DbOrTx, connectionId: string): ConnectionView {
-  const row = getConnection(db, connectionId);
-  const accounts = db
+export async function viewConnection(db: Db, connectionId: string): Promise<ConnectionView> {
+  const row = await getConnection(db, connectionId);
+  const { bankAccounts } = db.t;
+  const accounts = await db
     .select({
       id: bankAccounts.id,
       externalId: bankAccounts.externalId,
@@ -45,8 +48,8 @@ export function viewConnection(db: DbOrTx, connectionId: string): ConnectionView
     })
     .from(bankAccounts)
     .where(eq(bankAccounts.connectionId, connectionId))
-    .orderBy(asc(bankAccounts.createdAt), asc(sql`rowid`))
-    .all();
+    // Creation order: ids are time-ordered (v7), so they order accounts of the same millisecond.
+    .orderBy(asc(bankAccounts.createdAt), asc(bankAccounts.id));
   return {
     id: row.id,
     serviceAccountId: row.serviceAccountId,

@@ -1,8 +1,8 @@
 // The events raised for a service account, newest first, for operators (svc events list) and
 // the portal. Each entry carries the exact envelope that is signed and sent.
-import { and, desc, eq, sql } from "drizzle-orm";
-import type { DbOrTx } from "../db/open.ts";
-import { type EventType, events } from "../db/schema.ts";
+import { and, desc, eq } from "drizzle-orm";
+import type { EventType } from "../db/schema.ts";
+import type { Db } from "../db/store.ts";
 import { ApiError } from "../http/errors.ts";
 import type { EventEnvelope } from "../webhooks/event-types.ts";
 import { assertServiceAccount } from "./connections.ts";
@@ -17,19 +17,20 @@ export interface ListedEvent {
   envelope: EventEnvelope;
 }
 
-export function listAccountEvents(
-  db: DbOrTx,
+export async function listAccountEvents(
+  db: Db,
   serviceAccountId: string,
   options: { type?: EventType; limit?: number } = {},
-): ListedEvent[] {
+): Promise<ListedEvent[]> {
   const limit = options.limit ?? defaultEventLimit;
   if (!Number.isInteger(limit) || limit < 1 || limit > maxEventLimit)
     throw new ApiError(
       "invalid_request",
       `limit must be a whole number from 1 to ${maxEventLimit}.`,
     );
-  assertServiceAccount(db, serviceAccountId);
-  const rows = db
+  await assertServiceAccount(db, serviceAccountId);
+  const { events } = db.t;
+  const rows = await db
     .select()
     .from(events)
     .where(
@@ -38,10 +39,9 @@ export function listAccountEvents(
         options.type ? eq(events.type, options.type) : undefined,
       ),
     )
-    // Events of one sync share created_at; rowid keeps the order they were written in.
-    .orderBy(desc(events.createdAt), desc(sql`rowid`))
-    .limit(limit)
-    .all();
+    // Events of one sync share created_at; their ids are time-ordered (v7) in writing order.
+    .orderBy(desc(events.createdAt), desc(events.id))
+    .limit(limit);
   return rows.map((row) => ({
     id: row.id,
     type: row.type,

@@ -2,25 +2,26 @@
 // does): a lease on the connection row, taken with one conditional UPDATE. A crashed process
 // holds it only until it lapses; the next sync then records the stale run as interrupted.
 import { and, eq, isNull, lte, or } from "drizzle-orm";
-import type { DbOrTx } from "../db/open.ts";
-import { connections, syncRuns } from "../db/schema.ts";
+import { type Db, first } from "../db/store.ts";
 
 /** Longer than any sync may take (the provider read is cut off well before it lapses). */
 export const syncLeaseMs = 5 * 60_000;
 
 /** Takes the lease for `runId` unless another live run holds it. */
-export function claimSyncLease(
-  tx: DbOrTx,
+export async function claimSyncLease(
+  tx: Db,
   connectionId: string,
   runId: string,
   now: Date,
-): boolean {
-  const previous = tx
-    .select({ runId: connections.syncLeaseRunId })
-    .from(connections)
-    .where(eq(connections.id, connectionId))
-    .get();
-  const claimed = tx
+): Promise<boolean> {
+  const { connections, syncRuns } = tx.t;
+  const previous = await first(
+    tx
+      .select({ runId: connections.syncLeaseRunId })
+      .from(connections)
+      .where(eq(connections.id, connectionId)),
+  );
+  const claimed = await tx
     .update(connections)
     .set({ syncLeaseRunId: runId, syncLeaseExpiresAt: new Date(now.getTime() + syncLeaseMs) })
     .where(
@@ -29,35 +30,40 @@ export function claimSyncLease(
         or(isNull(connections.syncLeaseExpiresAt), lte(connections.syncLeaseExpiresAt, now)),
       ),
     )
-    .returning({ id: connections.id })
-    .all();
+    .returning({ id: connections.id });
   if (claimed.length === 0) return false;
   if (previous?.runId) {
-    tx.update(syncRuns)
+    await tx
+      .update(syncRuns)
       .set({
         outcome: "failed",
         finishedAt: now,
         error: "interrupted: the process running this sync stopped before it finished",
       })
-      .where(and(eq(syncRuns.id, previous.runId), eq(syncRuns.outcome, "running")))
-      .run();
+      .where(and(eq(syncRuns.id, previous.runId), eq(syncRuns.outcome, "running")));
   }
   return true;
 }
 
-export function holdsSyncLease(tx: DbOrTx, connectionId: string, runId: string): boolean {
-  return Boolean(
+export async function holdsSyncLease(
+  tx: Db,
+  connectionId: string,
+  runId: string,
+): Promise<boolean> {
+  const { connections } = tx.t;
+  const row = await first(
     tx
       .select({ id: connections.id })
       .from(connections)
-      .where(and(eq(connections.id, connectionId), eq(connections.syncLeaseRunId, runId)))
-      .get(),
+      .where(and(eq(connections.id, connectionId), eq(connections.syncLeaseRunId, runId))),
   );
+  return row !== undefined;
 }
 
-export function releaseSyncLease(tx: DbOrTx, connectionId: string, runId: string): void {
-  tx.update(connections)
+export async function releaseSyncLease(tx: Db, connectionId: string, runId: string): Promise<void> {
+  const { connections } = tx.t;
+  await tx
+    .update(connections)
     .set({ syncLeaseRunId: null, syncLeaseExpiresAt: null })
-    .where(and(eq(connections.id, connectionId), eq(connections.syncLeaseRunId, runId)))
-    .run();
+    .where(and(eq(connections.id, connectionId), eq(connections.syncLeaseRunId, runId)));
 }

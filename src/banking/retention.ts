@@ -5,8 +5,7 @@
 import { Cron } from "croner";
 import { and, eq, inArray, isNotNull, lt, notExists } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
-import { type Db, writeTransaction } from "../db/open.ts";
-import { deliveries, events, syncRuns } from "../db/schema.ts";
+import type { Db } from "../db/store.ts";
 import { pruneLimitCounters } from "../limits/counter.ts";
 import type { Worker } from "../runtime.ts";
 import type { Services } from "../services.ts";
@@ -25,13 +24,18 @@ export interface PruneResult {
   cutoff: string;
 }
 
-export function pruneHistory(db: Db, clock: Clock, retentionDays: number): PruneResult {
+export async function pruneHistory(
+  db: Db,
+  clock: Clock,
+  retentionDays: number,
+): Promise<PruneResult> {
   const now = clock.now();
   const cutoff = new Date(now.getTime() - retentionDays * dayMs);
+  const { deliveries, events, syncRuns } = db.t;
   let eventCount = 0;
   for (;;) {
-    const deleted = db.transaction((tx) => {
-      const ids = tx
+    const deleted = await db.write(async (tx) => {
+      const rows = await tx
         .select({ id: events.id })
         .from(events)
         .where(
@@ -45,21 +49,23 @@ export function pruneHistory(db: Db, clock: Clock, retentionDays: number): Prune
             ),
           ),
         )
-        .limit(batchSize)
-        .all()
-        .map((row) => row.id);
-      if (ids.length > 0) tx.delete(events).where(inArray(events.id, ids)).run();
+        .limit(batchSize);
+      const ids = rows.map((row) => row.id);
+      if (ids.length > 0) await tx.delete(events).where(inArray(events.id, ids));
       return ids.length;
-    }, writeTransaction);
+    });
     eventCount += deleted;
     if (deleted < batchSize) break;
   }
-  const runs = db
-    .delete(syncRuns)
-    .where(and(isNotNull(syncRuns.finishedAt), lt(syncRuns.finishedAt, cutoff)))
-    .returning({ id: syncRuns.id })
-    .all().length;
-  pruneLimitCounters(db, new Date(now.getTime() - limitWindowRetentionMs));
+  const runs = (
+    await db.write((tx) =>
+      tx
+        .delete(syncRuns)
+        .where(and(isNotNull(syncRuns.finishedAt), lt(syncRuns.finishedAt, cutoff)))
+        .returning({ id: syncRuns.id }),
+    )
+  ).length;
+  await pruneLimitCounters(db, new Date(now.getTime() - limitWindowRetentionMs));
   return { events: eventCount, syncRuns: runs, cutoff: cutoff.toISOString() };
 }
 
@@ -69,7 +75,11 @@ export function startRetentionWorker(services: Services, schedule = retentionSch
   const job = new Cron(schedule, { protect: true }, () => {
     running = (async () => {
       try {
-        const result = pruneHistory(services.db, services.clock, services.config.retentionDays);
+        const result = await pruneHistory(
+          services.db,
+          services.clock,
+          services.config.retentionDays,
+        );
         services.log.info("retention: old history deleted", { ...result });
       } catch (error) {
         services.log.error("retention job failed", { error });

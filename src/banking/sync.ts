@@ -5,8 +5,7 @@
 // last_synced_at where it was, so the next sync re-reads from there. Every run is recorded in
 // sync_runs.
 import { desc, eq, inArray } from "drizzle-orm";
-import { type DbOrTx, writeTransaction } from "../db/open.ts";
-import { connections, syncRuns } from "../db/schema.ts";
+import { type Db, first } from "../db/store.ts";
 import { ApiError } from "../http/errors.ts";
 import { newId } from "../ids.ts";
 import type { Services } from "../services.ts";
@@ -94,19 +93,22 @@ function providerFor(connection: ConnectionRow, providers: ProviderRegistry): Ba
   return provider;
 }
 
-function lastRunStart(deps: SyncDeps, connectionId: string): Date | undefined {
-  return deps.db
-    .select({ startedAt: syncRuns.startedAt })
-    .from(syncRuns)
-    .where(eq(syncRuns.connectionId, connectionId))
-    .orderBy(desc(syncRuns.startedAt))
-    .limit(1)
-    .get()?.startedAt;
+async function lastRunStart(deps: SyncDeps, connectionId: string): Promise<Date | undefined> {
+  const { syncRuns } = deps.db.t;
+  const run = await first(
+    deps.db
+      .select({ startedAt: syncRuns.startedAt })
+      .from(syncRuns)
+      .where(eq(syncRuns.connectionId, connectionId))
+      .orderBy(desc(syncRuns.startedAt))
+      .limit(1),
+  );
+  return run?.startedAt;
 }
 
-function finishRun(
+async function finishRun(
   deps: SyncDeps,
-  tx: DbOrTx,
+  tx: Db,
   runId: string,
   values: {
     outcome: "succeeded" | "failed";
@@ -114,11 +116,12 @@ function finishRun(
     newTransactions?: number;
     eventsRaised: number;
   },
-): void {
-  tx.update(syncRuns)
+): Promise<void> {
+  const { syncRuns } = tx.t;
+  await tx
+    .update(syncRuns)
     .set({ ...values, finishedAt: deps.clock.now() })
-    .where(eq(syncRuns.id, runId))
-    .run();
+    .where(eq(syncRuns.id, runId));
 }
 
 /** Syncs one connection now. Throws ApiError for an unknown or push-only connection. */
@@ -128,11 +131,11 @@ export async function syncConnection(
   options: SyncOptions,
 ): Promise<SyncResult> {
   const providers = options.providers ?? createProviders(deps.clock);
-  const connection = getConnection(deps.db, connectionId);
+  const connection = await getConnection(deps.db, connectionId);
   const provider = providerFor(connection, providers);
   const startedAt = deps.clock.now();
   if (!options.force) {
-    const last = lastRunStart(deps, connectionId);
+    const last = await lastRunStart(deps, connectionId);
     if (last && startedAt.getTime() - last.getTime() < provider.minIntervalMs) {
       return {
         connectionId,
@@ -142,13 +145,13 @@ export async function syncConnection(
     }
   }
   const runId = newId();
-  const claimed = deps.db.transaction((tx) => {
-    if (!claimSyncLease(tx, connectionId, runId, startedAt)) return false;
-    tx.insert(syncRuns)
-      .values({ id: runId, connectionId, trigger: options.trigger, startedAt, outcome: "running" })
-      .run();
+  const claimed = await deps.db.write(async (tx) => {
+    if (!(await claimSyncLease(tx, connectionId, runId, startedAt))) return false;
+    await tx
+      .insert(tx.t.syncRuns)
+      .values({ id: runId, connectionId, trigger: options.trigger, startedAt, outcome: "running" });
     return true;
-  }, writeTransaction);
+  });
   if (!claimed) return { connectionId, outcome: "busy" };
   const log = deps.log.child({ connectionId, runId, provider: provider.name });
   const started = performance.now();
@@ -182,19 +185,20 @@ export async function syncConnection(
     const message = describeError(error);
     log.warn("sync failed: provider error", { error: message });
     // The provider failed: the connection shows `error` with the message (spec 3 vocabulary).
-    const outcome = deps.db.transaction((tx) => {
-      const fresh = getConnection(tx, connectionId);
+    const outcome = await deps.db.write(async (tx) => {
+      const fresh = await getConnection(tx, connectionId);
       // A lapsed lease means another run took over (and recorded this one as interrupted).
-      if (!holdsSyncLease(tx, connectionId, runId)) return { moved: false, status: fresh.status };
-      const moved = moveConnectionStatus(tx, deps.clock, fresh, "error", message);
-      finishRun(deps, tx, runId, {
+      if (!(await holdsSyncLease(tx, connectionId, runId)))
+        return { moved: false, status: fresh.status };
+      const moved = await moveConnectionStatus(tx, deps.clock, fresh, "error", message);
+      await finishRun(deps, tx, runId, {
         outcome: "failed",
         error: message,
         eventsRaised: moved ? 1 : 0,
       });
-      releaseSyncLease(tx, connectionId, runId);
+      await releaseSyncLease(tx, connectionId, runId);
       return { moved, status: "error" as const };
-    }, writeTransaction);
+    });
     if (outcome.moved) deps.outbox.notify();
     observe("failed");
     return {
@@ -208,13 +212,14 @@ export async function syncConnection(
   }
 
   try {
-    const result = deps.db.transaction((tx) => {
-      if (!holdsSyncLease(tx, connectionId, runId)) throw new LeaseLost("the sync lease lapsed");
-      const fresh = getConnection(tx, connectionId);
+    const result = await deps.db.write(async (tx) => {
+      if (!(await holdsSyncLease(tx, connectionId, runId)))
+        throw new LeaseLost("the sync lease lapsed");
+      const fresh = await getConnection(tx, connectionId);
       // A status set while the provider was read (svc sandbox set-status) wins over the read.
       const statusChangedMeanwhile = fresh.status !== connection.status;
       const fetchedAt = deps.clock.now();
-      const applied = applyConnectionSnapshot(
+      const applied = await applyConnectionSnapshot(
         tx,
         deps.clock,
         fresh,
@@ -224,19 +229,19 @@ export async function syncConnection(
         { fetchedAt },
       );
       if (snapshot.accounts !== undefined) {
-        tx.update(connections)
+        await tx
+          .update(tx.t.connections)
           .set({ lastSyncedAt: fetchedAt })
-          .where(eq(connections.id, connectionId))
-          .run();
+          .where(eq(tx.t.connections.id, connectionId));
       }
-      finishRun(deps, tx, runId, {
+      await finishRun(deps, tx, runId, {
         outcome: "succeeded",
         newTransactions: applied.newTransactions,
         eventsRaised: applied.eventsRaised,
       });
-      releaseSyncLease(tx, connectionId, runId);
+      await releaseSyncLease(tx, connectionId, runId);
       return { ...applied, status: statusChangedMeanwhile ? fresh.status : snapshot.status };
-    }, writeTransaction);
+    });
     if (result.eventsRaised > 0) deps.outbox.notify();
     observe("succeeded");
     log.info("sync finished", {
@@ -256,10 +261,10 @@ export async function syncConnection(
     // recorded as failed and the connection's status is left alone.
     const message = describeError(error);
     log.error("sync failed: could not store the data", { error });
-    deps.db.transaction((tx) => {
-      finishRun(deps, tx, runId, { outcome: "failed", error: message, eventsRaised: 0 });
-      releaseSyncLease(tx, connectionId, runId);
-    }, writeTransaction);
+    await deps.db.write(async (tx) => {
+      await finishRun(deps, tx, runId, { outcome: "failed", error: message, eventsRaised: 0 });
+      await releaseSyncLease(tx, connectionId, runId);
+    });
     observe("failed");
     return {
       connectionId,
@@ -283,12 +288,12 @@ export async function syncAllConnections(
   const providers = options.providers ?? createProviders(deps.clock);
   const pullable = Object.keys(providers) as ConnectionRow["provider"][];
   if (pullable.length === 0) return [];
-  const ids = deps.db
+  const { connections } = deps.db.t;
+  const ids = await deps.db
     .select({ id: connections.id })
     .from(connections)
     .where(inArray(connections.provider, pullable))
-    .orderBy(connections.createdAt, connections.id)
-    .all();
+    .orderBy(connections.createdAt, connections.id);
   const results: SyncResult[] = [];
   for (const { id } of ids) {
     try {

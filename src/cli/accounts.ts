@@ -128,8 +128,8 @@ export function registerAccounts(program: Command, io: CliIo): void {
           "nothing to change: pass at least one of --status, --subscription, --payment-failed, --disabled, --demo, --connect",
         );
       }
-      await withServices(io, cmd, (services, out) => {
-        const account = updateServiceAccount(services.db, services.clock, id, changes);
+      await withServices(io, cmd, async (services, out) => {
+        const account = await updateServiceAccount(services.db, services.clock, id, changes);
         out.result(account, () => describeAccount(account));
       });
     });
@@ -139,8 +139,8 @@ export function registerAccounts(program: Command, io: CliIo): void {
     .description("List service accounts.")
     .option("--search <text>", "only accounts whose id, name or user e-mail contains this")
     .action(async (options: { search?: string }, cmd: Command) => {
-      await withServices(io, cmd, (services, out) => {
-        const list = listServiceAccounts(services.db, options.search);
+      await withServices(io, cmd, async (services, out) => {
+        const list = await listServiceAccounts(services.db, options.search);
         out.result(list, () =>
           formatTable(
             ["ID", "NAME", "STATUS", "SUBSCRIPTION", "FLAGS", "USERS"],

@@ -50,7 +50,7 @@ export async function withServices<T>(
   options: { flags?: Partial<Record<ConfigKey, string | number | boolean>> } = {},
 ): Promise<T> {
   const config = configFor(io, command, options.flags);
-  const services = openServices(config, {
+  const services = await openServices(config, {
     env: io.env,
     log: createLogger({
       level: config.logLevel,
@@ -63,7 +63,7 @@ export async function withServices<T>(
   try {
     return await fn(services, outputFor(io, command));
   } finally {
-    services.database.close();
+    await services.database.close();
   }
 }
 

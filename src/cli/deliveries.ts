@@ -48,8 +48,8 @@ export function registerDeliveries(program: Command, io: CliIo): void {
     .action(async (options: Record<string, string | undefined>, cmd: Command) => {
       const status = parseChoice("status", options.status, deliveryStatuses);
       const limit = parseLimit(options.limit, maxDeliveryListLimit);
-      await withServices(io, cmd, (services, out) => {
-        const list = listDeliveries(services.db, {
+      await withServices(io, cmd, async (services, out) => {
+        const list = await listDeliveries(services.db, {
           ...(options.endpoint ? { endpointId: options.endpoint } : {}),
           ...(options.event ? { eventId: options.event } : {}),
           ...(options.account ? { serviceAccountId: options.account } : {}),

@@ -97,8 +97,8 @@ disabled and its owner e-mailed; enable it again once the receiver is fixed.`,
     .description("List an account's endpoints with state, verification and failure count.")
     .requiredOption("--account <id>", "service account")
     .action(async (options: { account: string }, cmd: Command) => {
-      await withServices(io, cmd, (services, out) => {
-        const list = listEndpoints(services.db, options.account);
+      await withServices(io, cmd, async (services, out) => {
+        const list = await listEndpoints(services.db, options.account);
         out.result(list, () =>
           formatTable(
             ["ID", "URL", "STATE", "VERIFIED", "FAILURES", "DISABLED", "DESCRIPTION"],
@@ -142,8 +142,8 @@ disabled and its owner e-mailed; enable it again once the receiver is fixed.`,
       "Verify an endpoint with the code its receiver got; account events then flow to it.",
     )
     .action(async (id: string, code: string, _options: unknown, cmd: Command) => {
-      await withServices(io, cmd, (services, out) => {
-        const endpoint = verifyEndpoint(services, { endpointId: id }, code);
+      await withServices(io, cmd, async (services, out) => {
+        const endpoint = await verifyEndpoint(services, { endpointId: id }, code);
         out.result(endpoint, () => describeEndpoint(endpoint));
       });
     });
@@ -168,8 +168,8 @@ disabled and its owner e-mailed; enable it again once the receiver is fixed.`,
     .argument("<id>", "endpoint id")
     .description("Issue a new signing secret (printed once); the old one stops verifying at once.")
     .action(async (id: string, _options: unknown, cmd: Command) => {
-      await withServices(io, cmd, (services, out) => {
-        const result = rotateEndpointSecret(services, { endpointId: id });
+      await withServices(io, cmd, async (services, out) => {
+        const result = await rotateEndpointSecret(services, { endpointId: id });
         out.result(result, () => describeSecret(result));
       });
     });
@@ -193,8 +193,8 @@ disabled and its owner e-mailed; enable it again once the receiver is fixed.`,
       .argument("<id>", "endpoint id")
       .description(description)
       .action(async (id: string, _options: unknown, cmd: Command) => {
-        await withServices(io, cmd, (services, out) => {
-          const endpoint = change(services.db, services.clock, { endpointId: id });
+        await withServices(io, cmd, async (services, out) => {
+          const endpoint = await change(services.db, services.clock, { endpointId: id });
           out.result(endpoint, () => describeEndpoint(endpoint));
         });
       });
@@ -205,8 +205,8 @@ disabled and its owner e-mailed; enable it again once the receiver is fixed.`,
     .argument("<id>", "endpoint id")
     .description("Remove an endpoint with its delivery log.")
     .action(async (id: string, _options: unknown, cmd: Command) => {
-      await withServices(io, cmd, (services, out) => {
-        const result = removeEndpoint(services.db, { endpointId: id });
+      await withServices(io, cmd, async (services, out) => {
+        const result = await removeEndpoint(services.db, { endpointId: id });
         out.result(result, `endpoint ${result.id} removed`);
       });
     });

@@ -28,8 +28,8 @@ export function registerEvents(program: Command, io: CliIo): void {
     .action(async (options: { account: string; type?: string; limit?: string }, cmd: Command) => {
       const type = parseChoice("type", options.type, eventTypes);
       const limit = parseLimit(options.limit);
-      await withServices(io, cmd, (services, out) => {
-        const list = listAccountEvents(services.db, options.account, {
+      await withServices(io, cmd, async (services, out) => {
+        const list = await listAccountEvents(services.db, options.account, {
           ...(type ? { type } : {}),
           ...(limit !== undefined ? { limit } : {}),
         });

@@ -30,8 +30,8 @@ export function registerKeys(program: Command, io: CliIo): void {
     .requiredOption("--account <id>", "service account id (see `svc accounts list`)")
     .option("--name <name>", "a name to tell keys apart, e.g. the environment or service using it")
     .action(async (options: { account: string; name?: string }, cmd: Command) => {
-      await withServices(io, cmd, (services, out) => {
-        const created = createApiKey(services.db, services.clock, {
+      await withServices(io, cmd, async (services, out) => {
+        const created = await createApiKey(services.db, services.clock, {
           serviceAccountId: options.account,
           ...(options.name !== undefined ? { name: options.name } : {}),
         });
@@ -55,8 +55,8 @@ export function registerKeys(program: Command, io: CliIo): void {
     )
     .requiredOption("--account <id>", "service account id")
     .action(async (options: { account: string }, cmd: Command) => {
-      await withServices(io, cmd, (services, out) => {
-        const list = listApiKeys(services.db, options.account);
+      await withServices(io, cmd, async (services, out) => {
+        const list = await listApiKeys(services.db, options.account);
         out.result(list, () =>
           formatTable(
             ["ID", "NAME", "PREFIX", "CREATED", "LAST USED", "REVOKED"],
@@ -78,8 +78,8 @@ export function registerKeys(program: Command, io: CliIo): void {
           "pass the key's id (a UUID, shown by `svc keys list`), not the key itself",
         );
       }
-      await withServices(io, cmd, (services, out) => {
-        const revoked = revokeApiKey(services.db, services.clock, keyId);
+      await withServices(io, cmd, async (services, out) => {
+        const revoked = await revokeApiKey(services.db, services.clock, keyId);
         out.result(revoked.apiKey, () =>
           revoked.alreadyRevoked
             ? `key ${keyId} was already revoked at ${revoked.apiKey.revokedAt}`

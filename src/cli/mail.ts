@@ -21,8 +21,8 @@ export function registerMail(program: Command, io: CliIo): void {
     .action(
       async (options: { account?: string; unsent?: boolean; limit?: string }, cmd: Command) => {
         const limit = parseLimit(options.limit, 1000);
-        await withServices(io, cmd, (services, out) => {
-          const list = listMail(services.db, {
+        await withServices(io, cmd, async (services, out) => {
+          const list = await listMail(services.db, {
             ...(options.account ? { serviceAccountId: options.account } : {}),
             unsentOnly: options.unsent === true,
             ...(limit ? { limit } : {}),

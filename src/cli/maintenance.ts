@@ -12,12 +12,16 @@ export function registerMaintenance(program: Command, io: CliIo): void {
       "Bring the database schema up to date (also done at every start). A second run changes nothing.",
     )
     .action(async (_options: unknown, cmd: Command) => {
-      await withServices(io, cmd, (services, out) => {
+      await withServices(io, cmd, async (services, out) => {
         // openServices already migrated; running again reports the settled state.
-        const result = migrateDatabase(services.database);
+        const result = await migrateDatabase(services.database);
         out.result(
-          { database: services.database.path, migrations: result.total, applied: result.applied },
-          `database ${services.database.path} is up to date (${result.total} migration${result.total === 1 ? "" : "s"})`,
+          {
+            database: services.database.location,
+            migrations: result.total,
+            applied: result.applied,
+          },
+          `database ${services.database.location} is up to date (${result.total} migration${result.total === 1 ? "" : "s"})`,
         );
       });
     });
@@ -37,8 +41,8 @@ The server may keep running while the backup is taken. When the master key comes
 SVC_MASTER_KEY it is not written to the backup; keep that value with it.`,
     )
     .action(async (dir: string, _options: unknown, cmd: Command) => {
-      await withServices(io, cmd, (services, out) => {
-        const result = backupInstance(services, resolve(io.cwd, dir));
+      await withServices(io, cmd, async (services, out) => {
+        const result = await backupInstance(services, resolve(io.cwd, dir));
         out.result(result, () =>
           [
             `backup written to ${result.directory}`,

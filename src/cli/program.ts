@@ -4,11 +4,13 @@ import packageJson from "../../package.json" with { type: "json" };
 import { ConfigError } from "../config.ts";
 import { MasterKeyError } from "../crypto/master-key.ts";
 import { MigrationError } from "../db/migrate.ts";
+import { DatabaseBusyError } from "../db/store.ts";
 import { ApiError } from "../http/errors.ts";
 import { ListenError } from "../http/server.ts";
 import { SetupCancelled } from "../setup/wizard.ts";
 import { registerAccounts } from "./accounts.ts";
 import { CliUsageError } from "./context.ts";
+import { registerDb } from "./db.ts";
 import { registerDeliveries } from "./deliveries.ts";
 import { registerEndpoints } from "./endpoints.ts";
 import { registerEvents } from "./events.ts";
@@ -43,6 +45,7 @@ export function buildProgram(io: CliIo): Command {
   registerServe(program, io);
   registerSetup(program, io);
   registerMaintenance(program, io);
+  registerDb(program, io);
   registerAccounts(program, io);
   registerSandbox(program, io);
   registerSync(program, io);
@@ -68,6 +71,7 @@ function errorLine(error: unknown): { line: string; code: number; body?: unknown
   if (error instanceof MasterKeyError) return { line: `master key: ${error.message}`, code: 78 };
   if (error instanceof ListenError) return { line: error.message, code: 1 };
   if (error instanceof MigrationError) return { line: `database: ${error.message}`, code: 1 };
+  if (error instanceof DatabaseBusyError) return { line: `database: ${error.message}`, code: 1 };
   if (error instanceof SetupCancelled) return { line: error.message, code: 1 };
   return {
     line: `unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,

@@ -1,6 +1,6 @@
 // The master key derives webhook signing secrets (DESIGN.md). It lives outside the database:
 // `<data dir>/master.key` (mode 0600, created at first start) or SVC_MASTER_KEY. Never logged.
-import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomBase64Url } from "./tokens.ts";
 
@@ -51,8 +51,14 @@ export function loadMasterKey(
         `${path} is missing but webhook endpoints depend on it; restore it from your backup or set SVC_MASTER_KEY`,
       );
     }
-    // wx: never overwrite a key another process created a moment ago.
-    writeFileSync(path, `${randomBase64Url(masterKeyBytes)}\n`, { mode: 0o600, flag: "wx" });
+    // The data dir holds nothing else yet when the data lives in PostgreSQL.
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    // wx: never overwrite a key another process created a moment ago; use that one instead.
+    try {
+      writeFileSync(path, `${randomBase64Url(masterKeyBytes)}\n`, { mode: 0o600, flag: "wx" });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
   }
   const mode = statSync(path).mode & 0o777;
   if (mode & 0o077) chmodSync(path, 0o600);

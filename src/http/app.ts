@@ -21,6 +21,8 @@ export interface HttpApp {
   /** What the listener calls: remembered /v1 answers first (api/cached-answers.ts), then the app. */
   /** `server` is Bun's, passed on to Hono (getConnInfo reads the peer address from it). */
   fetch(request: Request, server?: unknown): Response | Promise<Response>;
+  /** Whether `response` was a remembered answer (served before the router), for diagnostics. */
+  fromCache(response: Response): boolean;
 }
 
 export function createHttpApp(services: Services, options: AppOptions = {}): HttpApp {
@@ -36,9 +38,19 @@ export function createHttpApp(services: Services, options: AppOptions = {}): Htt
   app.route("/portal/api", createPortalApi(services));
   app.route("/operator", createOperatorApi(services));
   app.route("/v1", v1.app);
+  const remembered = new WeakSet<Response>();
   return {
     app,
-    fetch: (request, server) => v1.serveCached(request) ?? app.fetch(request, server),
+    fetch: (request, server) => {
+      const cached = v1.serveCached(request);
+      if (cached === undefined) return app.fetch(request, server);
+      return cached.then((answer) => {
+        if (!answer) return app.fetch(request, server);
+        remembered.add(answer);
+        return answer;
+      });
+    },
+    fromCache: (response) => remembered.has(response),
   };
 }
 

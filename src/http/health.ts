@@ -1,20 +1,32 @@
 import { Hono } from "hono";
-import type { Database } from "../db/open.ts";
+import type { Database } from "../db/store.ts";
+
+/** /readyz gives up on a database that has not answered within this long. */
+export const readinessTimeoutMs = 2_000;
 
 /**
- * /healthz: the process answers (liveness). /readyz: start-up has finished, the service is not
- * stopping, and the database answers (readiness: send traffic, or go on with a deployment).
+ * /healthz: the process answers (liveness); it never touches the database, so a long write by
+ * another process cannot make it slow. /readyz: start-up has finished, the service is not
+ * stopping, and the database engine answers (readiness: send traffic, or go on with a deployment).
  */
 export function healthRoutes(database: Database, isReady: () => boolean = () => true): Hono {
   const app = new Hono();
   app.get("/healthz", (c) => c.json({ status: "ok" }));
-  app.get("/readyz", (c) => {
+  app.get("/readyz", async (c) => {
     if (!isReady()) return c.json({ status: "unavailable", reason: "starting or stopping" }, 503);
+    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      database.sqlite.query("SELECT 1").get();
+      await Promise.race([
+        database.ping(),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error("timeout")), readinessTimeoutMs);
+        }),
+      ]);
       return c.json({ status: "ready" });
     } catch {
       return c.json({ status: "unavailable", reason: "database does not answer" }, 503);
+    } finally {
+      clearTimeout(timer);
     }
   });
   return app;

@@ -4,8 +4,8 @@
 import { and, count, desc, eq, isNull } from "drizzle-orm";
 import { z } from "zod";
 import type { Clock } from "../clock.ts";
-import type { DbOrTx } from "../db/open.ts";
-import { apiKeys, serviceAccounts } from "../db/schema.ts";
+import type { Row } from "../db/schema.ts";
+import { type Db, first } from "../db/store.ts";
 import { ApiError } from "../http/errors.ts";
 import { isUuid, newId } from "../ids.ts";
 import { displayPrefix, generateApiKey, hashApiKey } from "./format.ts";
@@ -40,7 +40,7 @@ export interface CreatedApiKey {
   key: string;
 }
 
-type ApiKeyRow = typeof apiKeys.$inferSelect;
+type ApiKeyRow = Row<"apiKeys">;
 
 function toView(row: ApiKeyRow): ApiKeyView {
   return {
@@ -55,23 +55,25 @@ function toView(row: ApiKeyRow): ApiKeyView {
   };
 }
 
-function requireAccount(db: DbOrTx, serviceAccountId: string): void {
+async function requireAccount(db: Db, serviceAccountId: string): Promise<void> {
+  const { serviceAccounts } = db.t;
   const found =
     isUuid(serviceAccountId) &&
-    db
-      .select({ id: serviceAccounts.id })
-      .from(serviceAccounts)
-      .where(eq(serviceAccounts.id, serviceAccountId))
-      .get();
+    (await first(
+      db
+        .select({ id: serviceAccounts.id })
+        .from(serviceAccounts)
+        .where(eq(serviceAccounts.id, serviceAccountId)),
+    ));
   if (!found) throw new ApiError("not_found", `No service account ${serviceAccountId}.`);
 }
 
 /** Creates a key for the account and returns the full key once. */
-export function createApiKey(
-  db: DbOrTx,
+export async function createApiKey(
+  db: Db,
   clock: Clock,
   input: { serviceAccountId: string; name?: string },
-): CreatedApiKey {
+): Promise<CreatedApiKey> {
   const name = keyNameSchema.safeParse(input.name ?? defaultKeyName);
   if (!name.success)
     throw new ApiError("invalid_request", `name ${name.error.issues[0]?.message}.`);
@@ -86,34 +88,38 @@ export function createApiKey(
     lastUsedAt: null,
     revokedAt: null,
   };
-  db.transaction((tx) => {
-    requireAccount(tx, input.serviceAccountId);
-    const active = tx
-      .select({ n: count() })
-      .from(apiKeys)
-      .where(and(eq(apiKeys.serviceAccountId, input.serviceAccountId), isNull(apiKeys.revokedAt)))
-      .get();
+  const { apiKeys } = db.t;
+  await db.write(async (tx) => {
+    await requireAccount(tx, input.serviceAccountId);
+    const active = await first(
+      tx
+        .select({ n: count() })
+        .from(apiKeys)
+        .where(
+          and(eq(apiKeys.serviceAccountId, input.serviceAccountId), isNull(apiKeys.revokedAt)),
+        ),
+    );
     if ((active?.n ?? 0) >= maxActiveKeysPerAccount) {
       throw new ApiError(
         "limit_exceeded",
         `This account already has ${maxActiveKeysPerAccount} active API keys, the most allowed. Revoke one it no longer uses first.`,
       );
     }
-    tx.insert(apiKeys).values(row).run();
+    await tx.insert(apiKeys).values(row);
   });
   return { apiKey: toView(row), key };
 }
 
 /** Every key of the account, newest first, revoked ones included with their revocation date. */
-export function listApiKeys(db: DbOrTx, serviceAccountId: string): ApiKeyView[] {
-  requireAccount(db, serviceAccountId);
-  return db
+export async function listApiKeys(db: Db, serviceAccountId: string): Promise<ApiKeyView[]> {
+  await requireAccount(db, serviceAccountId);
+  const { apiKeys } = db.t;
+  const rows = await db
     .select()
     .from(apiKeys)
     .where(eq(apiKeys.serviceAccountId, serviceAccountId))
-    .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
-    .all()
-    .map(toView);
+    .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
+  return rows.map(toView);
 }
 
 export interface RevokedApiKey {
@@ -124,32 +130,34 @@ export interface RevokedApiKey {
 
 /**
  * Revokes a key. The next request with it gets 401 invalid_api_key: authentication reads the
- * key row whenever the database has changed, so no cache in any process can keep a revoked key alive.
+ * key row on every request, so no cache in any process can keep a revoked key alive.
  * `serviceAccountId` scopes the lookup (the portal passes the signed-in user's account, so a
  * key of another account is "not found"); the operator CLI omits it.
  */
 export function revokeApiKey(
-  db: DbOrTx,
+  db: Db,
   clock: Clock,
   keyId: string,
   scope: { serviceAccountId?: string } = {},
-): RevokedApiKey {
-  return db.transaction((tx) => {
+): Promise<RevokedApiKey> {
+  const { apiKeys } = db.t;
+  return db.write(async (tx) => {
     const row =
       isUuid(keyId) &&
-      tx
-        .select()
-        .from(apiKeys)
-        .where(
-          scope.serviceAccountId === undefined
-            ? eq(apiKeys.id, keyId)
-            : and(eq(apiKeys.id, keyId), eq(apiKeys.serviceAccountId, scope.serviceAccountId)),
-        )
-        .get();
+      (await first(
+        tx
+          .select()
+          .from(apiKeys)
+          .where(
+            scope.serviceAccountId === undefined
+              ? eq(apiKeys.id, keyId)
+              : and(eq(apiKeys.id, keyId), eq(apiKeys.serviceAccountId, scope.serviceAccountId)),
+          ),
+      ));
     if (!row) throw new ApiError("not_found", `No API key ${keyId}.`);
     if (row.revokedAt) return { apiKey: toView(row), alreadyRevoked: true };
     const revokedAt = clock.now();
-    tx.update(apiKeys).set({ revokedAt }).where(eq(apiKeys.id, keyId)).run();
+    await tx.update(apiKeys).set({ revokedAt }).where(eq(apiKeys.id, keyId));
     return { apiKey: toView({ ...row, revokedAt }), alreadyRevoked: false };
   });
 }

@@ -1,8 +1,7 @@
 // Fixed-window counters kept in the database, so limits survive a restart (spec 8, DESIGN.md).
-import { sql } from "drizzle-orm";
+import { lt, sql } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
-import type { DbOrTx } from "../db/open.ts";
-import { rateLimitCounters } from "../db/schema.ts";
+import type { Db } from "../db/store.ts";
 
 export interface LimitRule {
   /** What is counted, e.g. `endpoint-registrations:<account id>`. */
@@ -24,21 +23,23 @@ function windowStart(now: Date, windowMs: number): Date {
 }
 
 /** Counts one use if the window has room; refused uses are not counted. */
-export function consumeLimit(db: DbOrTx, clock: Clock, rule: LimitRule): LimitDecision {
+export async function consumeLimit(db: Db, clock: Clock, rule: LimitRule): Promise<LimitDecision> {
   const now = clock.now();
   const start = windowStart(now, rule.windowMs);
   const resetAt = new Date(start.getTime() + rule.windowMs);
   // One statement: insert or increment only while under the limit (atomic across processes).
-  const row = db
-    .insert(rateLimitCounters)
-    .values({ key: rule.key, windowStart: start, count: 1 })
-    .onConflictDoUpdate({
-      target: [rateLimitCounters.key, rateLimitCounters.windowStart],
-      set: { count: sql`${rateLimitCounters.count} + 1` },
-      setWhere: sql`${rateLimitCounters.count} < ${rule.limit}`,
-    })
-    .returning({ count: rateLimitCounters.count })
-    .get();
+  const { rateLimitCounters } = db.t;
+  const [row] = await db.write((tx) =>
+    tx
+      .insert(rateLimitCounters)
+      .values({ key: rule.key, windowStart: start, count: 1 })
+      .onConflictDoUpdate({
+        target: [rateLimitCounters.key, rateLimitCounters.windowStart],
+        set: { count: sql`${rateLimitCounters.count} + 1` },
+        setWhere: sql`${rateLimitCounters.count} < ${rule.limit}`,
+      })
+      .returning({ count: rateLimitCounters.count }),
+  );
   if (!row) return { allowed: false, remaining: 0, resetAt };
   return {
     allowed: row.count <= rule.limit,
@@ -48,8 +49,9 @@ export function consumeLimit(db: DbOrTx, clock: Clock, rule: LimitRule): LimitDe
 }
 
 /** Deletes windows that ended before `before` (called by the retention job). */
-export function pruneLimitCounters(db: DbOrTx, before: Date): void {
-  db.delete(rateLimitCounters)
-    .where(sql`${rateLimitCounters.windowStart} < ${before.getTime()}`)
-    .run();
+export async function pruneLimitCounters(db: Db, before: Date): Promise<void> {
+  const { rateLimitCounters } = db.t;
+  await db.write((tx) =>
+    tx.delete(rateLimitCounters).where(lt(rateLimitCounters.windowStart, before)),
+  );
 }

@@ -3,8 +3,7 @@
 // so an operator can always read what was (or would have been) sent.
 import { and, desc, eq, isNull } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
-import type { DbOrTx } from "../db/open.ts";
-import { mailOutbox } from "../db/schema.ts";
+import type { Db } from "../db/store.ts";
 import { newId } from "../ids.ts";
 
 export interface MailInput {
@@ -14,11 +13,12 @@ export interface MailInput {
   body: string;
 }
 
-export function queueMail(tx: DbOrTx, clock: Clock, mail: MailInput): string {
+/** Queues one e-mail; call it with the transaction of the change the e-mail reports. */
+export async function queueMail(tx: Db, clock: Clock, mail: MailInput): Promise<string> {
   const id = newId();
   const now = clock.now();
-  tx.insert(mailOutbox)
-    .values({
+  await tx.write((inner) =>
+    inner.insert(inner.t.mailOutbox).values({
       id,
       serviceAccountId: mail.serviceAccountId,
       toAddress: mail.to,
@@ -26,8 +26,8 @@ export function queueMail(tx: DbOrTx, clock: Clock, mail: MailInput): string {
       body: mail.body,
       createdAt: now,
       nextAttemptAt: now,
-    })
-    .run();
+    }),
+  );
   return id;
 }
 
@@ -45,31 +45,31 @@ export interface MailView {
   nextAttemptAt: string | null;
 }
 
-export function listMail(
-  db: DbOrTx,
+export async function listMail(
+  db: Db,
   filter: { serviceAccountId?: string; unsentOnly?: boolean; limit?: number } = {},
-): MailView[] {
+): Promise<MailView[]> {
+  const { mailOutbox } = db.t;
   const conditions = [
     filter.serviceAccountId ? eq(mailOutbox.serviceAccountId, filter.serviceAccountId) : undefined,
     filter.unsentOnly ? isNull(mailOutbox.sentAt) : undefined,
   ].filter((c) => c !== undefined);
-  return db
+  const rows = await db
     .select()
     .from(mailOutbox)
     .where(conditions.length ? and(...conditions) : undefined)
     .orderBy(desc(mailOutbox.createdAt), desc(mailOutbox.id))
-    .limit(filter.limit ?? 100)
-    .all()
-    .map((row) => ({
-      id: row.id,
-      serviceAccountId: row.serviceAccountId,
-      to: row.toAddress,
-      subject: row.subject,
-      body: row.body,
-      createdAt: row.createdAt.toISOString(),
-      sentAt: row.sentAt?.toISOString() ?? null,
-      attempts: row.attempts,
-      lastError: row.lastError,
-      nextAttemptAt: row.nextAttemptAt?.toISOString() ?? null,
-    }));
+    .limit(filter.limit ?? 100);
+  return rows.map((row) => ({
+    id: row.id,
+    serviceAccountId: row.serviceAccountId,
+    to: row.toAddress,
+    subject: row.subject,
+    body: row.body,
+    createdAt: row.createdAt.toISOString(),
+    sentAt: row.sentAt?.toISOString() ?? null,
+    attempts: row.attempts,
+    lastError: row.lastError,
+    nextAttemptAt: row.nextAttemptAt?.toISOString() ?? null,
+  }));
 }

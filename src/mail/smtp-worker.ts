@@ -2,11 +2,11 @@
 // Rows are claimed with a short lease, so a crash mid-send retries rather than loses; a mail
 // that still fails after the last retry stays in the outbox with its error for the operator.
 import { Cron } from "croner";
-import { and, eq, isNull, lte } from "drizzle-orm";
+import { and, asc, eq, isNull, lte } from "drizzle-orm";
 import nodemailer from "nodemailer";
 import type { Clock } from "../clock.ts";
-import type { Db } from "../db/open.ts";
-import { mailOutbox } from "../db/schema.ts";
+import type { Row } from "../db/schema.ts";
+import type { Db } from "../db/store.ts";
 import type { Logger } from "../log.ts";
 import type { Worker } from "../runtime.ts";
 
@@ -73,33 +73,31 @@ export function createMailWorker(options: MailWorkerOptions): MailWorker {
   let again = false;
   let stopped = false;
 
-  function claim(): (typeof mailOutbox.$inferSelect)[] {
+  const { mailOutbox } = db.t;
+
+  function claim(): Promise<Row<"mailOutbox">[]> {
     const now = clock.now();
-    return db.transaction(
-      (tx) => {
-        const due = tx
-          .select()
-          .from(mailOutbox)
-          .where(and(isNull(mailOutbox.sentAt), lte(mailOutbox.nextAttemptAt, now)))
-          .orderBy(mailOutbox.nextAttemptAt)
-          .limit(batchSize)
-          .all();
-        for (const row of due) {
-          tx.update(mailOutbox)
-            .set({ nextAttemptAt: new Date(now.getTime() + leaseMs) })
-            .where(eq(mailOutbox.id, row.id))
-            .run();
-        }
-        return due;
-      },
-      { behavior: "immediate" },
-    );
+    return db.write(async (tx) => {
+      const due = await tx
+        .select()
+        .from(mailOutbox)
+        .where(and(isNull(mailOutbox.sentAt), lte(mailOutbox.nextAttemptAt, now)))
+        .orderBy(asc(mailOutbox.nextAttemptAt), asc(mailOutbox.id))
+        .limit(batchSize);
+      for (const row of due) {
+        await tx
+          .update(mailOutbox)
+          .set({ nextAttemptAt: new Date(now.getTime() + leaseMs) })
+          .where(eq(mailOutbox.id, row.id));
+      }
+      return due;
+    });
   }
 
   async function sendBatch(): Promise<number> {
     let attempted = 0;
     for (;;) {
-      const rows = stopped ? [] : claim();
+      const rows = stopped ? [] : await claim();
       if (rows.length === 0) return attempted;
       for (const row of rows) {
         attempted++;
@@ -111,22 +109,26 @@ export function createMailWorker(options: MailWorkerOptions): MailWorker {
             subject: row.subject,
             text: row.body,
           });
-          db.update(mailOutbox)
-            .set({ sentAt: clock.now(), attempts, nextAttemptAt: null, lastError: null })
-            .where(eq(mailOutbox.id, row.id))
-            .run();
+          await db.write((tx) =>
+            tx
+              .update(mailOutbox)
+              .set({ sentAt: clock.now(), attempts, nextAttemptAt: null, lastError: null })
+              .where(eq(mailOutbox.id, row.id)),
+          );
           log.info("mail sent", { mailId: row.id });
         } catch (error) {
           const delay = mailRetryDelaysMs[attempts - 1];
           const message = error instanceof Error ? error.message : String(error);
-          db.update(mailOutbox)
-            .set({
-              attempts,
-              lastError: message,
-              nextAttemptAt: delay === undefined ? null : new Date(clock.now().getTime() + delay),
-            })
-            .where(eq(mailOutbox.id, row.id))
-            .run();
+          await db.write((tx) =>
+            tx
+              .update(mailOutbox)
+              .set({
+                attempts,
+                lastError: message,
+                nextAttemptAt: delay === undefined ? null : new Date(clock.now().getTime() + delay),
+              })
+              .where(eq(mailOutbox.id, row.id)),
+          );
           log.warn(delay === undefined ? "mail given up" : "mail not sent; will retry", {
             mailId: row.id,
             attempts,
@@ -138,7 +140,7 @@ export function createMailWorker(options: MailWorkerOptions): MailWorker {
   }
 
   function runDue(): Promise<number> {
-    if (running) {
+    if (running !== undefined) {
       again = true;
       return running;
     }

@@ -2,83 +2,84 @@
 // process (the CLI included) and are right after a restart. Each is one indexed query over a
 // small set of rows: pending deliveries (deliveries_due_idx on status), endpoints (at most 3 per
 // account), connections and unsent mail.
+import { count, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import { Gauge, type Registry } from "prom-client";
 import type { Clock } from "../clock.ts";
-import type { Database } from "../db/open.ts";
 import { connectionStatuses, endpointStatuses } from "../db/schema.ts";
+import type { Db } from "../db/store.ts";
 
 interface DeliveryBacklog {
-  leased: number | null;
-  due: number | null;
-  scheduled: number | null;
+  leased: number;
+  due: number;
+  scheduled: number;
   oldestDueAt: number | null;
   oldestCreatedAt: number | null;
 }
 
-// A claim moves next_attempt_at and lease_expires_at to the lease's end; a lease that ran out
-// (a crashed sender) leaves the row due again.
-const backlogSql = `
-  SELECT
-    SUM(lease_expires_at > ?1) AS leased,
-    SUM(COALESCE(lease_expires_at, 0) <= ?1 AND next_attempt_at <= ?1) AS due,
-    SUM(COALESCE(lease_expires_at, 0) <= ?1 AND next_attempt_at > ?1) AS scheduled,
-    MIN(CASE WHEN COALESCE(lease_expires_at, 0) <= ?1 AND next_attempt_at <= ?1
-             THEN next_attempt_at END) AS oldestDueAt,
-    MIN(created_at) AS oldestCreatedAt
-  FROM deliveries WHERE status = 'pending'`;
-
-const endpointsSql = `
-  SELECT status, verified_at IS NOT NULL AS verified, COUNT(*) AS count
-  FROM webhook_endpoints GROUP BY 1, 2`;
-
-const connectionsSql = "SELECT status, COUNT(*) AS count FROM connections GROUP BY status";
-
-const mailSql = `
-  SELECT SUM(next_attempt_at IS NOT NULL) AS waiting, SUM(next_attempt_at IS NULL) AS givenUp
-  FROM mail_outbox WHERE sent_at IS NULL`;
+/** count(*) FILTER (WHERE ...), which both engines have; a number on both. */
+const countWhere = (condition: ReturnType<typeof sql>) =>
+  sql<number>`count(*) FILTER (WHERE ${condition})`.mapWith(Number);
 
 export function registerDatabaseGauges(
   registry: Registry,
   name: (suffix: string) => string,
-  deps: { database: Pick<Database, "sqlite">; clock: Clock },
+  deps: { db: Db; clock: Clock },
 ): void {
-  const { sqlite } = deps.database;
+  const { db } = deps;
+  const { deliveries, webhookEndpoints, connections, mailOutbox } = db.t;
   const registers = [registry];
-  // Each gauge reads the backlog itself (a few pending rows), so no gauge depends on the order
-  // in which prom-client collects them.
-  const readBacklog = (): DeliveryBacklog =>
-    sqlite
-      .query<DeliveryBacklog, [number]>(backlogSql)
-      .get(deps.clock.now().getTime()) as DeliveryBacklog;
+  // A claim moves next_attempt_at and lease_expires_at to the lease's end; a lease that ran out
+  // (a crashed sender) leaves the row due again. Each gauge reads the backlog itself (a few
+  // pending rows), so no gauge depends on the order in which prom-client collects them.
+  const readBacklog = async (): Promise<DeliveryBacklog> => {
+    const now = deps.clock.now().getTime();
+    const free = sql`COALESCE(${deliveries.leaseExpiresAt}, 0) <= ${now}`;
+    const dueNow = sql`${free} AND ${deliveries.nextAttemptAt} <= ${now}`;
+    const [row] = await db
+      .select({
+        leased: countWhere(sql`${deliveries.leaseExpiresAt} > ${now}`),
+        due: countWhere(dueNow),
+        scheduled: countWhere(sql`${free} AND ${deliveries.nextAttemptAt} > ${now}`),
+        oldestDueAt: sql<
+          number | null
+        >`MIN(CASE WHEN ${dueNow} THEN ${deliveries.nextAttemptAt} END)`.mapWith(Number),
+        oldestCreatedAt: sql<number | null>`MIN(${deliveries.createdAt})`.mapWith(Number),
+      })
+      .from(deliveries)
+      .where(eq(deliveries.status, "pending"));
+    return row ?? { leased: 0, due: 0, scheduled: 0, oldestDueAt: null, oldestCreatedAt: null };
+  };
   const ageSeconds = (since: number | null) =>
-    since === null ? 0 : Math.max(0, (deps.clock.now().getTime() - since) / 1000);
+    since === null || Number.isNaN(since)
+      ? 0
+      : Math.max(0, (deps.clock.now().getTime() - since) / 1000);
 
   new Gauge({
     name: name("webhook_deliveries_pending"),
     help: "Pending deliveries, by state: due (waiting for a free sender), retry_scheduled (waiting for their next attempt), leased (being sent now).",
     labelNames: ["state"] as const,
     registers,
-    collect() {
-      const row = readBacklog();
-      this.set({ state: "due" }, row.due ?? 0);
-      this.set({ state: "retry_scheduled" }, row.scheduled ?? 0);
-      this.set({ state: "leased" }, row.leased ?? 0);
+    async collect() {
+      const row = await readBacklog();
+      this.set({ state: "due" }, row.due);
+      this.set({ state: "retry_scheduled" }, row.scheduled);
+      this.set({ state: "leased" }, row.leased);
     },
   });
   new Gauge({
     name: name("webhook_oldest_due_delivery_age_seconds"),
     help: "How long the longest-waiting due delivery has been due (0 when none is): the dispatcher's lag.",
     registers,
-    collect() {
-      this.set(ageSeconds(readBacklog().oldestDueAt));
+    async collect() {
+      this.set(ageSeconds((await readBacklog()).oldestDueAt));
     },
   });
   new Gauge({
     name: name("webhook_oldest_pending_delivery_age_seconds"),
     help: "Age of the oldest pending delivery since its event was recorded (0 when none is); the retry schedule keeps a failing delivery pending for up to 38.6 hours.",
     registers,
-    collect() {
-      this.set(ageSeconds(readBacklog().oldestCreatedAt));
+    async collect() {
+      this.set(ageSeconds((await readBacklog()).oldestCreatedAt));
     },
   });
   new Gauge({
@@ -86,16 +87,23 @@ export function registerDatabaseGauges(
     help: "Webhook endpoints, by state (active, paused, disabled) and whether they are verified.",
     labelNames: ["state", "verified"] as const,
     registers,
-    collect() {
+    async collect() {
+      const verified = isNotNull(webhookEndpoints.verifiedAt);
+      const rows = await db
+        .select({
+          status: webhookEndpoints.status,
+          verified: countWhere(verified),
+          unverified: countWhere(isNull(webhookEndpoints.verifiedAt)),
+        })
+        .from(webhookEndpoints)
+        .groupBy(webhookEndpoints.status);
       this.reset();
       for (const state of endpointStatuses) {
-        for (const verified of ["true", "false"]) this.set({ state, verified }, 0);
+        for (const flag of ["true", "false"]) this.set({ state, verified: flag }, 0);
       }
-      const rows = sqlite
-        .query<{ status: string; verified: number; count: number }, []>(endpointsSql)
-        .all();
       for (const row of rows) {
-        this.set({ state: row.status, verified: row.verified ? "true" : "false" }, row.count);
+        this.set({ state: row.status, verified: "true" }, row.verified);
+        this.set({ state: row.status, verified: "false" }, row.unverified);
       }
     },
   });
@@ -104,10 +112,13 @@ export function registerDatabaseGauges(
     help: "Bank connections, by status.",
     labelNames: ["status"] as const,
     registers,
-    collect() {
+    async collect() {
+      const rows = await db
+        .select({ status: connections.status, count: count() })
+        .from(connections)
+        .groupBy(connections.status);
       this.reset();
       for (const status of connectionStatuses) this.set({ status }, 0);
-      const rows = sqlite.query<{ status: string; count: number }, []>(connectionsSql).all();
       for (const row of rows) this.set({ status: row.status }, row.count);
     },
   });
@@ -116,10 +127,14 @@ export function registerDatabaseGauges(
     help: "E-mails not sent yet, by state: waiting (for SMTP or a retry; without smtpUrl mail always waits) or given_up (every retry failed).",
     labelNames: ["state"] as const,
     registers,
-    collect() {
-      const row = sqlite
-        .query<{ waiting: number | null; givenUp: number | null }, []>(mailSql)
-        .get();
+    async collect() {
+      const [row] = await db
+        .select({
+          waiting: countWhere(isNotNull(mailOutbox.nextAttemptAt)),
+          givenUp: countWhere(isNull(mailOutbox.nextAttemptAt)),
+        })
+        .from(mailOutbox)
+        .where(isNull(mailOutbox.sentAt));
       this.set({ state: "waiting" }, row?.waiting ?? 0);
       this.set({ state: "given_up" }, row?.givenUp ?? 0);
     },

@@ -14,7 +14,7 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import packageJson from "../../package.json" with { type: "json" };
 import type { Clock } from "../clock.ts";
-import type { Database } from "../db/open.ts";
+import type { Db } from "../db/store.ts";
 import type { SendResult } from "../webhooks/sender.ts";
 import { registerDatabaseGauges } from "./database-gauges.ts";
 import { registerHttpRequestMetrics } from "./http-requests.ts";
@@ -49,7 +49,7 @@ export interface Metrics {
 }
 
 export interface MetricsDeps {
-  database: Pick<Database, "sqlite">;
+  db: Db;
   clock: Clock;
 }
 

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import type { Clock } from "../clock.ts";
-import type { Db } from "../db/open.ts";
+import type { Db } from "../db/store.ts";
 import { ApiError } from "../http/errors.ts";
 import type { SessionCookie } from "./cookies.ts";
 import { type PortalPrincipal, resolveSession } from "./sessions.ts";
@@ -23,7 +23,7 @@ export function requireSession(
 ): MiddlewareHandler {
   return async (c, next) => {
     const token = cookie.read(c);
-    const principal = token ? resolveSession(db, clock, token) : undefined;
+    const principal = token ? await resolveSession(db, clock, token) : undefined;
     if (!principal) throw new ApiError("session_required", "Sign in to continue.");
     if (principal.mustChangePassword && !options.allowOneTimePassword) {
       throw new ApiError(

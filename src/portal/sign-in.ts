@@ -6,8 +6,7 @@ import { hashPassword, verifyPassword } from "../accounts/passwords.ts";
 import { emailSchema } from "../accounts/service-accounts.ts";
 import { findUserByEmail } from "../accounts/users.ts";
 import type { Clock } from "../clock.ts";
-import type { Db } from "../db/open.ts";
-import { users } from "../db/schema.ts";
+import type { Db } from "../db/store.ts";
 import { ApiError } from "../http/errors.ts";
 import { consumeLimit } from "../limits/counter.ts";
 
@@ -35,26 +34,29 @@ export async function signIn(
 ): Promise<{ userId: string }> {
   const email = emailSchema.safeParse(input.email);
   const emailKey = email.success ? email.data : input.email.trim().toLowerCase();
-  const byEmail = consumeLimit(db, clock, {
+  const byEmail = await consumeLimit(db, clock, {
     key: `sign-in:email:${emailKey}`,
     limit: signInAttemptsPerEmail,
     windowMs: signInWindowMs,
   });
   if (!byEmail.allowed) throw throttled(byEmail.resetAt, clock);
   if (input.clientAddress) {
-    const byAddress = consumeLimit(db, clock, {
+    const byAddress = await consumeLimit(db, clock, {
       key: `sign-in:address:${input.clientAddress}`,
       limit: signInAttemptsPerAddress,
       windowMs: signInWindowMs,
     });
     if (!byAddress.allowed) throw throttled(byAddress.resetAt, clock);
   }
-  const user = email.success ? findUserByEmail(db, email.data) : undefined;
+  const user = email.success ? await findUserByEmail(db, email.data) : undefined;
   decoyHash ??= hashPassword("decoy password that never matches");
   const ok = await verifyPassword(input.password, user?.passwordHash ?? (await decoyHash));
   if (!user?.passwordHash || !ok) {
     throw new ApiError("invalid_credentials", "The e-mail or password is not correct.");
   }
-  db.update(users).set({ lastLoginAt: clock.now() }).where(eq(users.id, user.id)).run();
+  const { users } = db.t;
+  await db.write((tx) =>
+    tx.update(users).set({ lastLoginAt: clock.now() }).where(eq(users.id, user.id)),
+  );
   return { userId: user.id };
 }

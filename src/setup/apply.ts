@@ -88,14 +88,14 @@ export async function applySetup(
   writeConfigFile(configFile, { baseUrl: answers.baseUrl, deliverySourceIp: answers.sourceIp });
   // Read back through the normal loader, so a value the server would refuse is caught now.
   const config = loadConfig({ env: options.env, cwd: options.cwd, flags: { dataDir } });
-  const services = openServices(config, {
+  const services = await openServices(config, {
     env: options.env,
     log: silentLogger,
     ...(options.clock ? { clock: options.clock } : {}),
   });
   try {
     const email = emailSchema.parse(answers.adminEmail);
-    const existing = findUserByEmail(services.db, email);
+    const existing = await findUserByEmail(services.db, email);
     let operator: SetupResult["operator"];
     if (existing) {
       if (!existing.isOperator) {
@@ -140,13 +140,13 @@ export async function applySetup(
       configFile,
       masterKey:
         services.masterKey.source === "env" ? "SVC_MASTER_KEY" : masterKeyPath(config.dataDir),
-      database: services.database.path,
+      database: services.database.location,
       baseUrl: config.baseUrl,
       ...(config.deliverySourceIp ? { deliverySourceIp: config.deliverySourceIp } : {}),
       operator,
       notes,
     };
   } finally {
-    services.database.close();
+    await services.database.close();
   }
 }

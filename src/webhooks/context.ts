@@ -3,7 +3,7 @@
 import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import type { MasterKey } from "../crypto/master-key.ts";
-import type { Db } from "../db/open.ts";
+import type { Db } from "../db/store.ts";
 import type { Logger } from "../log.ts";
 import type { Services } from "../services.ts";
 import { type Resolver, systemResolver } from "./resolver.ts";

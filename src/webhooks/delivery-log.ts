@@ -1,15 +1,8 @@
 // The delivery log (issue 5): deliveries with every attempt (number, time, status code or error
 // class, duration), and for a pending delivery the time of its next attempt.
 import { and, asc, desc, eq, inArray } from "drizzle-orm";
-import type { DbOrTx } from "../db/open.ts";
-import {
-  type DeliveryKind,
-  type DeliveryStatus,
-  deliveries,
-  deliveryAttempts,
-  type EventType,
-  events,
-} from "../db/schema.ts";
+import type { DeliveryKind, DeliveryStatus, EventType } from "../db/schema.ts";
+import type { Db } from "../db/store.ts";
 
 export interface AttemptView {
   number: number;
@@ -50,24 +43,24 @@ export interface DeliveryFilter {
 
 export const maxDeliveryListLimit = 1000;
 
-export function listDeliveries(db: DbOrTx, filter: DeliveryFilter = {}): DeliveryView[] {
+export async function listDeliveries(db: Db, filter: DeliveryFilter = {}): Promise<DeliveryView[]> {
+  const { deliveries, deliveryAttempts, events } = db.t;
   const conditions = [
     filter.endpointId ? eq(deliveries.endpointId, filter.endpointId) : undefined,
     filter.eventId ? eq(deliveries.eventId, filter.eventId) : undefined,
     filter.serviceAccountId ? eq(events.serviceAccountId, filter.serviceAccountId) : undefined,
     filter.status ? eq(deliveries.status, filter.status) : undefined,
   ].filter((c) => c !== undefined);
-  const rows = db
+  const rows = await db
     .select({ delivery: deliveries, eventType: events.type })
     .from(deliveries)
     .innerJoin(events, eq(events.id, deliveries.eventId))
     .where(conditions.length ? and(...conditions) : undefined)
     .orderBy(desc(deliveries.createdAt), asc(deliveries.id))
-    .limit(Math.min(filter.limit ?? 100, maxDeliveryListLimit))
-    .all();
+    .limit(Math.min(filter.limit ?? 100, maxDeliveryListLimit));
   const attempts = new Map<string, AttemptView[]>();
   if (rows.length > 0) {
-    const attemptRows = db
+    const attemptRows = await db
       .select()
       .from(deliveryAttempts)
       .where(
@@ -76,8 +69,7 @@ export function listDeliveries(db: DbOrTx, filter: DeliveryFilter = {}): Deliver
           rows.map((r) => r.delivery.id),
         ),
       )
-      .orderBy(asc(deliveryAttempts.attemptNumber), asc(deliveryAttempts.id))
-      .all();
+      .orderBy(asc(deliveryAttempts.attemptNumber), asc(deliveryAttempts.id));
     for (const a of attemptRows) {
       const list = attempts.get(a.deliveryId) ?? [];
       list.push({

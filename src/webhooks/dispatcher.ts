@@ -12,8 +12,7 @@ import { Cron } from "croner";
 import { and, eq, inArray } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
 import type { MasterKey } from "../crypto/master-key.ts";
-import type { Database } from "../db/open.ts";
-import { deliveries } from "../db/schema.ts";
+import type { Db } from "../db/store.ts";
 import type { Logger } from "../log.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import type { Worker } from "../runtime.ts";
@@ -35,7 +34,7 @@ export const stopGraceMs = 5_000;
 const defaultBatchDelayMs = 2;
 
 export interface DispatcherOptions {
-  database: Pick<Database, "db" | "sqlite">;
+  db: Db;
   clock: Clock;
   log: Logger;
   masterKey: MasterKey;
@@ -73,8 +72,7 @@ export interface Dispatcher extends Worker {
 }
 
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
-  const { database, clock, log, sender } = options;
-  const { db } = database;
+  const { db, clock, log, sender } = options;
   const leaseMs = options.leaseMs ?? deliveryLeaseMs;
   const batchDelayMs = options.batchDelayMs ?? defaultBatchDelayMs;
   const perEndpoint = new Map<string, number>();
@@ -82,6 +80,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   let inFlight = 0;
   let finished: AttemptOutcome[] = [];
   let workScheduled = false;
+  /** Turns of work run one at a time: the one running, then at most one more. */
+  let turn: Promise<void> = Promise.resolve();
   let stopping = false;
   let attempts = 0;
   let idleWaiters: (() => void)[] = [];
@@ -108,14 +108,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   }
 
   /** Claims as many due deliveries as there is room for and starts sending them. */
-  function pump(): number {
+  async function pump(): Promise<number> {
     if (stopping) return 0;
     const room = options.concurrency - inFlight;
     if (room <= 0) return 0;
     const now = clock.now();
     let claimed: ClaimedDelivery[];
     try {
-      claimed = claimDueDeliveries(database, {
+      claimed = await claimDueDeliveries(db, {
         now,
         leaseUntil: new Date(now.getTime() + leaseMs),
         limit: room,
@@ -123,8 +123,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         fullEndpoints: fullEndpoints(),
       });
     } catch (error) {
-      // e.g. SQLITE_BUSY beyond busy_timeout: the rows stay due; the next tick tries again.
+      // e.g. the database unreachable: the rows stay due; the next tick tries again.
       log.error("claiming deliveries failed", { error });
+      return 0;
+    }
+    // Stopping began while the claim was written: release at once instead of sending.
+    if (stopping) {
+      await releaseLeases(claimed);
       return 0;
     }
     for (const delivery of claimed) launch(delivery);
@@ -139,7 +144,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     // The secret is derived per attempt from the current salt: a rotation applies to the very
     // next attempt, retries included (spec 3).
     const secret = deriveSigningSecret(options.masterKey, delivery.endpointId, delivery.secretSalt);
-    sender
+    void sender
       .send({ url: delivery.url, eventId: delivery.eventId, body: delivery.body, secret })
       .catch(
         (error: unknown): SendResult => ({
@@ -175,14 +180,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     metrics.deliveryFinished("dropped", dispositions.dropped);
   }
 
-  function flush(): void {
+  async function flush(): Promise<void> {
     const batch = finished;
     finished = [];
     if (batch.length === 0) return;
     // Attempts are counted even if recording them fails below: they did reach the network.
     for (const { result } of batch) options.metrics?.deliveryAttempt(result);
     try {
-      const { disabled, dispositions } = recordOutcomes(database, clock, batch);
+      const { disabled, dispositions } = await recordOutcomes(db, clock, batch);
       observe(dispositions);
       for (const endpoint of disabled) {
         options.metrics?.endpointDisabled();
@@ -213,13 +218,26 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   /**
    * One turn of work: record what finished, then claim into the freed slots. Turns are
    * coalesced over `batchDelayMs`, so a burst of completions or of new events costs one
-   * transaction each way instead of one per delivery (DESIGN.md: batch hot-path writes).
+   * transaction each way instead of one per delivery (DESIGN.md: batch hot-path writes), and
+   * they run one after another: a turn waiting for the database delays the next, never
+   * overlaps it.
    */
-  function work(): void {
+  function runTurn<T>(work: () => Promise<T>): Promise<T> {
+    const result = turn.then(work);
+    turn = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
+  }
+
+  function work(): Promise<void> {
     workScheduled = false;
-    flush();
-    pump();
-    notifyIdle();
+    return runTurn(async () => {
+      await flush();
+      await pump();
+      notifyIdle();
+    });
   }
 
   function schedule(): void {
@@ -228,21 +246,24 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     setTimeout(work, batchDelayMs);
   }
 
-  function releaseLeases(abandoned: ClaimedDelivery[]): void {
+  async function releaseLeases(abandoned: ClaimedDelivery[]): Promise<void> {
     if (abandoned.length === 0) return;
+    const { deliveries } = db.t;
     try {
-      db.update(deliveries)
-        .set({ nextAttemptAt: clock.now(), leaseExpiresAt: null })
-        .where(
-          and(
-            inArray(
-              deliveries.id,
-              abandoned.map((d) => d.id),
+      await db.write((tx) =>
+        tx
+          .update(deliveries)
+          .set({ nextAttemptAt: clock.now(), leaseExpiresAt: null })
+          .where(
+            and(
+              inArray(
+                deliveries.id,
+                abandoned.map((d) => d.id),
+              ),
+              eq(deliveries.status, "pending"),
             ),
-            eq(deliveries.status, "pending"),
           ),
-        )
-        .run();
+      );
     } catch (error) {
       log.error("releasing delivery leases failed; they expire on their own", { error });
     }
@@ -261,9 +282,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     async runDue() {
       const before = attempts;
       for (;;) {
-        const claimed = pump();
+        const claimed = await runTurn(pump);
         await idle();
-        if (claimed === 0 && inFlight === 0) return attempts - before;
+        await turn;
+        if (claimed === 0 && inFlight === 0 && finished.length === 0) return attempts - before;
       }
     },
     inFlight: () => inFlight,
@@ -280,10 +302,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         }),
       ]);
       clearTimeout(timer);
-      if (finished.length > 0) flush();
+      await runTurn(flush);
       const abandoned = [...running.values()];
       for (const delivery of abandoned) release(delivery);
-      releaseLeases(abandoned);
+      await releaseLeases(abandoned);
       notifyIdle();
       if (abandoned.length > 0)
         log.info("released unfinished deliveries for the next start", {

@@ -1,12 +1,12 @@
 // Reading endpoints: the public view (never the secret, its hash or salt) and the scoped
 // lookup every endpoint action starts with.
 import { and, asc, eq } from "drizzle-orm";
-import type { DbOrTx } from "../db/open.ts";
-import { type EndpointStatus, webhookEndpoints } from "../db/schema.ts";
+import type { EndpointStatus, Row } from "../db/schema.ts";
+import { type Db, first } from "../db/store.ts";
 import { ApiError } from "../http/errors.ts";
 import { isUuid } from "../ids.ts";
 
-export type EndpointRow = typeof webhookEndpoints.$inferSelect;
+export type EndpointRow = Row<"webhookEndpoints">;
 
 /**
  * Which endpoint an action is about. The portal passes the signed-in account, so another
@@ -51,35 +51,37 @@ export function endpointView(row: EndpointRow): EndpointView {
   };
 }
 
-export function findEndpoint(db: DbOrTx, ref: EndpointRef): EndpointRow {
+export async function findEndpoint(db: Db, ref: EndpointRef): Promise<EndpointRow> {
   const notFound = new ApiError("not_found", `No webhook endpoint ${ref.endpointId}.`);
   if (!isUuid(ref.endpointId)) throw notFound;
-  const row = db
-    .select()
-    .from(webhookEndpoints)
-    .where(
-      ref.serviceAccountId === undefined
-        ? eq(webhookEndpoints.id, ref.endpointId)
-        : and(
-            eq(webhookEndpoints.id, ref.endpointId),
-            eq(webhookEndpoints.serviceAccountId, ref.serviceAccountId),
-          ),
-    )
-    .get();
+  const { webhookEndpoints } = db.t;
+  const row = await first(
+    db
+      .select()
+      .from(webhookEndpoints)
+      .where(
+        ref.serviceAccountId === undefined
+          ? eq(webhookEndpoints.id, ref.endpointId)
+          : and(
+              eq(webhookEndpoints.id, ref.endpointId),
+              eq(webhookEndpoints.serviceAccountId, ref.serviceAccountId),
+            ),
+      ),
+  );
   if (!row) throw notFound;
   return row;
 }
 
-export function getEndpoint(db: DbOrTx, ref: EndpointRef): EndpointView {
-  return endpointView(findEndpoint(db, ref));
+export async function getEndpoint(db: Db, ref: EndpointRef): Promise<EndpointView> {
+  return endpointView(await findEndpoint(db, ref));
 }
 
-export function listEndpoints(db: DbOrTx, serviceAccountId: string): EndpointView[] {
-  return db
+export async function listEndpoints(db: Db, serviceAccountId: string): Promise<EndpointView[]> {
+  const { webhookEndpoints } = db.t;
+  const rows = await db
     .select()
     .from(webhookEndpoints)
     .where(eq(webhookEndpoints.serviceAccountId, serviceAccountId))
-    .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id))
-    .all()
-    .map(endpointView);
+    .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
+  return rows.map(endpointView);
 }

@@ -4,8 +4,7 @@ import { count, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Clock } from "../clock.ts";
 import type { MasterKey } from "../crypto/master-key.ts";
-import type { Db, DbOrTx } from "../db/open.ts";
-import { serviceAccounts, webhookEndpoints } from "../db/schema.ts";
+import { type Db, first } from "../db/store.ts";
 import { ApiError } from "../http/errors.ts";
 import { newId } from "../ids.ts";
 import type { WebhookContext } from "./context.ts";
@@ -40,14 +39,15 @@ export interface EndpointWithSecret {
   signingSecret: string;
 }
 
-function endpointCount(db: DbOrTx, serviceAccountId: string): number {
-  return (
+async function endpointCount(db: Db, serviceAccountId: string): Promise<number> {
+  const { webhookEndpoints } = db.t;
+  const row = await first(
     db
       .select({ n: count() })
       .from(webhookEndpoints)
-      .where(eq(webhookEndpoints.serviceAccountId, serviceAccountId))
-      .get()?.n ?? 0
+      .where(eq(webhookEndpoints.serviceAccountId, serviceAccountId)),
   );
+  return row?.n ?? 0;
 }
 
 function refuseOverCap(): never {
@@ -71,46 +71,45 @@ export async function registerEndpoint(
   if (!parsed.success) throw new ApiError("invalid_request", `${parsed.error.issues[0]?.message}.`);
   const { serviceAccountId, description } = parsed.data;
   const { db, clock } = ctx;
-  const owner = db
-    .select({ id: serviceAccounts.id })
-    .from(serviceAccounts)
-    .where(eq(serviceAccounts.id, serviceAccountId))
-    .get();
+  const { serviceAccounts, webhookEndpoints } = db.t;
+  const owner = await first(
+    db
+      .select({ id: serviceAccounts.id })
+      .from(serviceAccounts)
+      .where(eq(serviceAccounts.id, serviceAccountId)),
+  );
   if (!owner) throw new ApiError("not_found", `No service account ${serviceAccountId}.`);
   const options = { allowPrivate: ctx.config.unsafeAllowPrivateTargets };
   // Cheap shape checks first, so a typo costs neither the hourly budget nor a lookup.
   parseEndpointUrl(parsed.data.url, options);
-  if (endpointCount(db, serviceAccountId) >= maxEndpointsPerAccount) refuseOverCap();
-  consumeRegistration(db, clock, serviceAccountId);
+  if ((await endpointCount(db, serviceAccountId)) >= maxEndpointsPerAccount) refuseOverCap();
+  await consumeRegistration(db, clock, serviceAccountId);
   const url = await validateEndpointUrl(parsed.data.url, ctx.resolve, options);
 
   const id = newId();
   const secret = issueSigningSecret(ctx.masterKey, id);
-  const row = db.transaction(
-    (tx) => {
-      // Re-counted inside the write transaction: two registrations racing cannot both pass.
-      if (endpointCount(tx, serviceAccountId) >= maxEndpointsPerAccount) refuseOverCap();
-      const now = clock.now();
-      return tx
-        .insert(webhookEndpoints)
-        .values({
-          id,
-          serviceAccountId,
-          url: url.href,
-          description: description || null,
-          secretSalt: secret.salt,
-          secretHash: secret.hash,
-          status: "active",
-          verifiedAt: null,
-          failureCount: 0,
-          createdAt: now,
-          updatedAt: now,
-        })
-        .returning()
-        .get();
-    },
-    { behavior: "immediate" },
-  );
+  const [row] = await db.write(async (tx) => {
+    // Re-counted inside the write transaction: two registrations racing cannot both pass.
+    if ((await endpointCount(tx, serviceAccountId)) >= maxEndpointsPerAccount) refuseOverCap();
+    const now = clock.now();
+    return tx
+      .insert(webhookEndpoints)
+      .values({
+        id,
+        serviceAccountId,
+        url: url.href,
+        description: description || null,
+        secretSalt: secret.salt,
+        secretHash: secret.hash,
+        status: "active",
+        verifiedAt: null,
+        failureCount: 0,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+  });
+  if (!row) throw new Error("the new endpoint was not stored");
   return { endpoint: endpointView(row), signingSecret: secret.secret };
 }
 
@@ -119,18 +118,20 @@ export async function registerEndpoint(
  * issued). Every attempt derives the secret from the stored salt, so the next attempt, retries
  * included, is signed with the new secret.
  */
-export function rotateEndpointSecret(
+export async function rotateEndpointSecret(
   ctx: { db: Db; clock: Clock; masterKey: MasterKey },
   ref: EndpointRef,
-): EndpointWithSecret {
-  const endpoint = findEndpoint(ctx.db, ref);
+): Promise<EndpointWithSecret> {
+  const endpoint = await findEndpoint(ctx.db, ref);
   const secret = issueSigningSecret(ctx.masterKey, endpoint.id);
-  const row = ctx.db
-    .update(webhookEndpoints)
-    .set({ secretSalt: secret.salt, secretHash: secret.hash, updatedAt: ctx.clock.now() })
-    .where(eq(webhookEndpoints.id, endpoint.id))
-    .returning()
-    .get();
+  const { webhookEndpoints } = ctx.db.t;
+  const [row] = await ctx.db.write((tx) =>
+    tx
+      .update(webhookEndpoints)
+      .set({ secretSalt: secret.salt, secretHash: secret.hash, updatedAt: ctx.clock.now() })
+      .where(eq(webhookEndpoints.id, endpoint.id))
+      .returning(),
+  );
   if (!row) throw new ApiError("not_found", `No webhook endpoint ${ref.endpointId}.`);
   return { endpoint: endpointView(row), signingSecret: secret.secret };
 }

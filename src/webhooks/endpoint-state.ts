@@ -3,8 +3,8 @@
 // receive is replayed later (spec 6): pausing cancels its pending deliveries, as disabling does.
 import { and, eq } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
-import type { Db, DbOrTx } from "../db/open.ts";
-import { deliveries, type EndpointStatus, webhookEndpoints } from "../db/schema.ts";
+import type { EndpointStatus, NewRow } from "../db/schema.ts";
+import type { Db } from "../db/store.ts";
 import { ApiError } from "../http/errors.ts";
 import {
   type EndpointRef,
@@ -14,13 +14,14 @@ import {
 } from "./endpoint-records.ts";
 
 /** Cancels every pending delivery of an endpoint (disabled or paused: sending stops). */
-export function cancelPendingDeliveries(
-  tx: DbOrTx,
+export async function cancelPendingDeliveries(
+  tx: Db,
   endpointId: string,
   now: Date,
   reason: string,
-): number {
-  return tx
+): Promise<number> {
+  const { deliveries } = tx.t;
+  const cancelled = await tx
     .update(deliveries)
     .set({
       status: "cancelled",
@@ -30,8 +31,8 @@ export function cancelPendingDeliveries(
       lastError: reason,
     })
     .where(and(eq(deliveries.endpointId, endpointId), eq(deliveries.status, "pending")))
-    .returning({ id: deliveries.id })
-    .all().length;
+    .returning({ id: deliveries.id });
+  return cancelled.length;
 }
 
 function transition(
@@ -40,34 +41,32 @@ function transition(
   ref: EndpointRef,
   from: EndpointStatus,
   action: string,
-  changes: Partial<typeof webhookEndpoints.$inferInsert>,
-  after?: (tx: DbOrTx, endpointId: string, now: Date) => void,
-): EndpointView {
-  return db.transaction(
-    (tx) => {
-      const endpoint = findEndpoint(tx, ref);
-      if (endpoint.status !== from) {
-        throw new ApiError(
-          "invalid_state",
-          `Endpoint ${endpoint.id} is ${endpoint.status}; only a ${from} endpoint can be ${action}.`,
-        );
-      }
-      const now = clock.now();
-      const row = tx
-        .update(webhookEndpoints)
-        .set({ ...changes, updatedAt: now })
-        .where(eq(webhookEndpoints.id, endpoint.id))
-        .returning()
-        .get() as typeof webhookEndpoints.$inferSelect;
-      after?.(tx, endpoint.id, now);
-      return endpointView(row);
-    },
-    { behavior: "immediate" },
-  );
+  changes: Partial<NewRow<"webhookEndpoints">>,
+  after?: (tx: Db, endpointId: string, now: Date) => Promise<unknown>,
+): Promise<EndpointView> {
+  return db.write(async (tx) => {
+    const { webhookEndpoints } = tx.t;
+    const endpoint = await findEndpoint(tx, ref);
+    if (endpoint.status !== from) {
+      throw new ApiError(
+        "invalid_state",
+        `Endpoint ${endpoint.id} is ${endpoint.status}; only a ${from} endpoint can be ${action}.`,
+      );
+    }
+    const now = clock.now();
+    const [row] = await tx
+      .update(webhookEndpoints)
+      .set({ ...changes, updatedAt: now })
+      .where(eq(webhookEndpoints.id, endpoint.id))
+      .returning();
+    await after?.(tx, endpoint.id, now);
+    // biome-ignore lint/style/noNonNullAssertion: the row was just found in this transaction
+    return endpointView(row!);
+  });
 }
 
 /** Spec 3: Enable clears the disabled state and the failure count; nothing is replayed. */
-export function enableEndpoint(db: Db, clock: Clock, ref: EndpointRef): EndpointView {
+export function enableEndpoint(db: Db, clock: Clock, ref: EndpointRef): Promise<EndpointView> {
   return transition(db, clock, ref, "disabled", "enabled", {
     status: "active",
     failureCount: 0,
@@ -77,19 +76,25 @@ export function enableEndpoint(db: Db, clock: Clock, ref: EndpointRef): Endpoint
 }
 
 /** Pause stops all sending; pending deliveries are cancelled and never sent after Resume. */
-export function pauseEndpoint(db: Db, clock: Clock, ref: EndpointRef): EndpointView {
+export function pauseEndpoint(db: Db, clock: Clock, ref: EndpointRef): Promise<EndpointView> {
   return transition(db, clock, ref, "active", "paused", { status: "paused" }, (tx, id, now) =>
     cancelPendingDeliveries(tx, id, now, "endpoint paused"),
   );
 }
 
-export function resumeEndpoint(db: Db, clock: Clock, ref: EndpointRef): EndpointView {
+export function resumeEndpoint(db: Db, clock: Clock, ref: EndpointRef): Promise<EndpointView> {
   return transition(db, clock, ref, "paused", "resumed", { status: "active" });
 }
 
 /** Removes the endpoint with its deliveries, attempts and verification code. */
-export function removeEndpoint(db: Db, ref: EndpointRef): { id: string; removed: true } {
-  const endpoint = findEndpoint(db, ref);
-  db.delete(webhookEndpoints).where(eq(webhookEndpoints.id, endpoint.id)).run();
-  return { id: endpoint.id, removed: true };
+export async function removeEndpoint(
+  db: Db,
+  ref: EndpointRef,
+): Promise<{ id: string; removed: true }> {
+  return db.write(async (tx) => {
+    const { webhookEndpoints } = tx.t;
+    const endpoint = await findEndpoint(tx, ref);
+    await tx.delete(webhookEndpoints).where(eq(webhookEndpoints.id, endpoint.id));
+    return { id: endpoint.id, removed: true as const };
+  });
 }

@@ -7,8 +7,8 @@ import { consumeSend } from "./limits.ts";
 import { type OneOffSendView, sendOnce } from "./one-off-send.ts";
 
 export async function testEndpoint(ctx: WebhookContext, ref: EndpointRef): Promise<OneOffSendView> {
-  const endpoint = findEndpoint(ctx.db, ref);
-  consumeSend(ctx.db, ctx.clock, endpoint.serviceAccountId);
+  const endpoint = await findEndpoint(ctx.db, ref);
+  await consumeSend(ctx.db, ctx.clock, endpoint.serviceAccountId);
   const built = buildEvent("webhook.test", { endpoint_id: endpoint.id }, ctx.clock.now());
   return sendOnce(ctx, endpoint, built, built.body);
 }

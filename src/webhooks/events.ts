@@ -1,10 +1,11 @@
 // Writing events (transactional outbox, DESIGN.md): the event row with its canonical body and
 // one delivery row per eligible endpoint are written with the caller's transaction, so data
 // and the events describing it commit together or not at all.
-import { Database as SqliteDatabase } from "bun:sqlite";
+import { and, asc, eq, inArray, isNotNull } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
-import type { DbOrTx } from "../db/open.ts";
-import type { EventType } from "../db/schema.ts";
+import { chunks } from "../db/chunks.ts";
+import type { EventType, NewRow } from "../db/schema.ts";
+import type { Db } from "../db/store.ts";
 import { newId } from "../ids.ts";
 import { canonicalJson } from "./canonical-json.ts";
 import {
@@ -49,65 +50,80 @@ export interface RecordedEvent {
   deliveryIds: string[];
 }
 
-/**
- * Records an account event inside the caller's transaction and queues one delivery per
- * endpoint of the account that is active and verified (spec 3). Endpoints that are paused,
- * disabled or unverified get nothing, now or later (spec 6). After the transaction commits,
- * call `outbox.notify()` so the dispatcher sends at once.
- */
-export function recordAccountEvent<T extends AccountEventType>(
-  tx: DbOrTx,
-  clock: Clock,
-  input: { serviceAccountId: string; type: T; data: EventData<T> },
-): RecordedEvent {
-  const now = clock.now();
-  const { envelope, body } = buildEvent(input.type, input.data, now);
-  const row = { eventId: envelope.id, serviceAccountId: input.serviceAccountId, body, now };
-  const deliveryIds = writeWithStatements(sqliteClientOf(tx), row, input.type);
-  return { eventId: envelope.id, body, deliveryIds };
-}
-
-interface EventRow {
-  eventId: string;
+export interface AccountEventInput<T extends AccountEventType = AccountEventType> {
   serviceAccountId: string;
-  body: string;
-  now: Date;
+  type: T;
+  data: EventData<T>;
 }
 
 /**
- * The bun:sqlite connection under a drizzle database or transaction. Event writes are the
- * hottest insert path (one per changed account), so they use statements compiled once per
- * connection instead of rebuilding and re-preparing the query each time (about half the cost
- * per event, see BENCHMARKS.md). Statements run on the same connection, so they belong to the
- * caller's transaction.
+ * Records account events inside the caller's transaction and queues one delivery per endpoint
+ * of the account that is active and verified (spec 3). Endpoints that are paused, disabled or
+ * unverified get nothing, now or later (spec 6). After the transaction commits, call
+ * `outbox.notify()` so the dispatcher sends at once. One query for the endpoints of each account
+ * and one insert for all events and one for all deliveries: a sync raising several events costs
+ * three statements, not three per event.
  */
-export function sqliteClientOf(tx: DbOrTx): SqliteDatabase {
-  const client = (tx as unknown as { session?: { client?: unknown } }).session?.client;
-  if (!(client instanceof SqliteDatabase)) {
-    throw new TypeError("recordAccountEvent needs a drizzle bun:sqlite database or transaction");
-  }
-  return client;
+export async function recordAccountEvents(
+  tx: Db,
+  clock: Clock,
+  inputs: AccountEventInput[],
+): Promise<RecordedEvent[]> {
+  if (inputs.length === 0) return [];
+  const { events, deliveries, webhookEndpoints } = tx.t;
+  const now = clock.now();
+  const accountIds = [...new Set(inputs.map((input) => input.serviceAccountId))];
+  const endpoints = await tx
+    .select({ id: webhookEndpoints.id, serviceAccountId: webhookEndpoints.serviceAccountId })
+    .from(webhookEndpoints)
+    .where(
+      and(
+        inArray(webhookEndpoints.serviceAccountId, accountIds),
+        eq(webhookEndpoints.status, "active"),
+        isNotNull(webhookEndpoints.verifiedAt),
+      ),
+    )
+    .orderBy(asc(webhookEndpoints.id));
+  const eventRows: NewRow<"events">[] = [];
+  const deliveryRows: NewRow<"deliveries">[] = [];
+  const recorded = inputs.map((input) => {
+    const { envelope, body } = buildEvent(input.type, input.data, now);
+    eventRows.push({
+      id: envelope.id,
+      serviceAccountId: input.serviceAccountId,
+      type: input.type,
+      body,
+      createdAt: now,
+    });
+    const deliveryIds: string[] = [];
+    for (const endpoint of endpoints) {
+      if (endpoint.serviceAccountId !== input.serviceAccountId) continue;
+      const id = newId();
+      deliveryIds.push(id);
+      deliveryRows.push({
+        id,
+        eventId: envelope.id,
+        endpointId: endpoint.id,
+        kind: "event",
+        status: "pending",
+        attemptCount: 0,
+        nextAttemptAt: now,
+        createdAt: now,
+      });
+    }
+    return { eventId: envelope.id, body, deliveryIds };
+  });
+  for (const part of chunks(eventRows)) await tx.insert(events).values(part);
+  for (const part of chunks(deliveryRows)) await tx.insert(deliveries).values(part);
+  return recorded;
 }
 
-const insertEventSql =
-  "INSERT INTO events (id, service_account_id, type, body, created_at) VALUES (?1, ?2, ?3, ?4, ?5)";
-const eligibleEndpointsSql = `
-  SELECT id FROM webhook_endpoints
-  WHERE service_account_id = ?1 AND status = 'active' AND verified_at IS NOT NULL`;
-const insertDeliverySql = `
-  INSERT INTO deliveries (id, event_id, endpoint_id, kind, status, attempt_count, next_attempt_at, created_at)
-  VALUES (?1, ?2, ?3, 'event', 'pending', 0, ?4, ?4)`;
-
-function writeWithStatements(client: SqliteDatabase, row: EventRow, type: EventType): string[] {
-  const at = row.now.getTime();
-  client.query(insertEventSql).run(row.eventId, row.serviceAccountId, type, row.body, at);
-  const eligible = client
-    .query<{ id: string }, [string]>(eligibleEndpointsSql)
-    .all(row.serviceAccountId);
-  const insert = client.query(insertDeliverySql);
-  return eligible.map((endpoint) => {
-    const id = newId();
-    insert.run(id, row.eventId, endpoint.id, at);
-    return id;
-  });
+/** One account event; see recordAccountEvents. */
+export async function recordAccountEvent<T extends AccountEventType>(
+  tx: Db,
+  clock: Clock,
+  input: AccountEventInput<T>,
+): Promise<RecordedEvent> {
+  const [recorded] = await recordAccountEvents(tx, clock, [input as AccountEventInput]);
+  return recorded as RecordedEvent;
 }

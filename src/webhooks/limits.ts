@@ -1,21 +1,21 @@
 // The portal-action limits of spec 8, counted in the database so a restart does not reset
 // them (DESIGN.md "Limits"). Excess answers 429 with a message the portal shows.
 import type { Clock } from "../clock.ts";
-import type { DbOrTx } from "../db/open.ts";
+import type { Db } from "../db/store.ts";
 import { ApiError } from "../http/errors.ts";
 import { consumeLimit } from "../limits/counter.ts";
 
 export const registrationLimit = { limit: 10, windowMs: 60 * 60_000 } as const;
 export const sendLimit = { limit: 10, windowMs: 60_000 } as const;
 
-function enforce(
-  db: DbOrTx,
+async function enforce(
+  db: Db,
   clock: Clock,
   key: string,
   rule: { limit: number; windowMs: number },
   what: string,
-): void {
-  const decision = consumeLimit(db, clock, { key, ...rule });
+): Promise<void> {
+  const decision = await consumeLimit(db, clock, { key, ...rule });
   if (decision.allowed) return;
   const retryAfterSeconds = Math.max(
     1,
@@ -29,8 +29,8 @@ function enforce(
 }
 
 /** Spec 8: 10 endpoint registrations per hour, counted across the whole account. */
-export function consumeRegistration(db: DbOrTx, clock: Clock, serviceAccountId: string): void {
-  enforce(
+export function consumeRegistration(db: Db, clock: Clock, serviceAccountId: string): Promise<void> {
+  return enforce(
     db,
     clock,
     `endpoint-registrations:${serviceAccountId}`,
@@ -40,8 +40,8 @@ export function consumeRegistration(db: DbOrTx, clock: Clock, serviceAccountId: 
 }
 
 /** Spec 8: 10 test or verification sends per minute, counted across the whole account. */
-export function consumeSend(db: DbOrTx, clock: Clock, serviceAccountId: string): void {
-  enforce(
+export function consumeSend(db: Db, clock: Clock, serviceAccountId: string): Promise<void> {
+  return enforce(
     db,
     clock,
     `webhook-sends:${serviceAccountId}`,

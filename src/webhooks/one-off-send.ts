@@ -2,8 +2,6 @@
 // (status code, time in ms). They reach unverified endpoints, are never retried and do not
 // count towards the failure streak. The event, its delivery and the attempt are recorded for
 // the delivery log.
-import type { DbOrTx } from "../db/open.ts";
-import { deliveries, deliveryAttempts, events } from "../db/schema.ts";
 import { newId } from "../ids.ts";
 import type { WebhookContext } from "./context.ts";
 import type { EndpointRow } from "./endpoint-records.ts";
@@ -42,43 +40,39 @@ export async function sendOnce(
   });
   const deliveryId = newId();
   const completedAt = new Date(result.startedAt.getTime() + result.durationMs);
-  ctx.db.transaction((tx: DbOrTx) => {
-    tx.insert(events)
-      .values({
-        id: built.envelope.id,
-        serviceAccountId: endpoint.serviceAccountId,
-        type: built.envelope.type,
-        body: storedBody,
-        createdAt: new Date(built.envelope.created_at),
-      })
-      .run();
-    tx.insert(deliveries)
-      .values({
-        id: deliveryId,
-        eventId: built.envelope.id,
-        endpointId: endpoint.id,
-        kind: built.envelope.type === "webhook.test" ? "test" : "verify",
-        status: result.ok ? "succeeded" : "failed",
-        attemptCount: 1,
-        nextAttemptAt: null,
-        lastStatusCode: result.statusCode,
-        lastError: result.errorMessage,
-        createdAt: result.startedAt,
-        completedAt,
-      })
-      .run();
-    tx.insert(deliveryAttempts)
-      .values({
-        deliveryId,
-        attemptNumber: 1,
-        startedAt: result.startedAt,
-        durationMs: result.durationMs,
-        outcome: result.ok ? "succeeded" : "failed",
-        statusCode: result.statusCode,
-        errorClass: result.errorClass,
-        errorMessage: result.errorMessage,
-      })
-      .run();
+  await ctx.db.write(async (tx) => {
+    const { deliveries, deliveryAttempts, events } = tx.t;
+    await tx.insert(events).values({
+      id: built.envelope.id,
+      serviceAccountId: endpoint.serviceAccountId,
+      type: built.envelope.type,
+      body: storedBody,
+      createdAt: new Date(built.envelope.created_at),
+    });
+    await tx.insert(deliveries).values({
+      id: deliveryId,
+      eventId: built.envelope.id,
+      endpointId: endpoint.id,
+      kind: built.envelope.type === "webhook.test" ? "test" : "verify",
+      status: result.ok ? "succeeded" : "failed",
+      attemptCount: 1,
+      nextAttemptAt: null,
+      lastStatusCode: result.statusCode,
+      lastError: result.errorMessage,
+      createdAt: result.startedAt,
+      completedAt,
+    });
+    await tx.insert(deliveryAttempts).values({
+      id: newId(),
+      deliveryId,
+      attemptNumber: 1,
+      startedAt: result.startedAt,
+      durationMs: Math.round(result.durationMs),
+      outcome: result.ok ? "succeeded" : "failed",
+      statusCode: result.statusCode,
+      errorClass: result.errorClass,
+      errorMessage: result.errorMessage,
+    });
   });
   return {
     eventId: built.envelope.id,

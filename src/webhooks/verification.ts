@@ -7,8 +7,7 @@ import { eq } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
 import type { MasterKey } from "../crypto/master-key.ts";
 import { constantTimeEqual, randomFromAlphabet } from "../crypto/tokens.ts";
-import type { Db } from "../db/open.ts";
-import { verificationCodes, webhookEndpoints } from "../db/schema.ts";
+import { type Db, first } from "../db/store.ts";
 import { ApiError } from "../http/errors.ts";
 import { canonicalJson } from "./canonical-json.ts";
 import type { WebhookContext } from "./context.ts";
@@ -48,9 +47,9 @@ export async function sendVerificationCode(
   ctx: WebhookContext,
   ref: EndpointRef,
 ): Promise<OneOffSendView> {
-  const endpoint = findEndpoint(ctx.db, ref);
+  const endpoint = await findEndpoint(ctx.db, ref);
   refuseVerified(endpoint);
-  consumeSend(ctx.db, ctx.clock, endpoint.serviceAccountId);
+  await consumeSend(ctx.db, ctx.clock, endpoint.serviceAccountId);
   const code = randomFromAlphabet(verificationCodeAlphabet, verificationCodeLength);
   const now = ctx.clock.now();
   const row = {
@@ -60,11 +59,12 @@ export async function sendVerificationCode(
     createdAt: now,
     expiresAt: new Date(now.getTime() + verificationCodeLifetimeMs),
   };
-  ctx.db
-    .insert(verificationCodes)
-    .values(row)
-    .onConflictDoUpdate({ target: verificationCodes.endpointId, set: row })
-    .run();
+  await ctx.db.write((tx) =>
+    tx
+      .insert(tx.t.verificationCodes)
+      .values(row)
+      .onConflictDoUpdate({ target: tx.t.verificationCodes.endpointId, set: row }),
+  );
   const built = buildEvent("webhook.verify", { code, endpoint_id: endpoint.id }, now);
   const stored = canonicalJson({
     ...built.envelope,
@@ -82,46 +82,42 @@ type VerifyOutcome =
  * Spec 3: the correct code, within 1 hour and 5 attempts, makes the endpoint verified; account
  * events flow to it from then on (when it is also active). Every try counts, right or wrong.
  */
-export function verifyEndpoint(
+export async function verifyEndpoint(
   ctx: { db: Db; clock: Clock; masterKey: MasterKey },
   ref: EndpointRef,
   code: string,
-): EndpointView {
+): Promise<EndpointView> {
   const entered = code.trim().toUpperCase();
   // The attempt is committed before a wrong code is reported, so the outcome is decided inside
   // the transaction and thrown outside it.
-  const outcome = ctx.db.transaction(
-    (tx): VerifyOutcome => {
-      const endpoint = findEndpoint(tx, ref);
-      refuseVerified(endpoint);
-      const pending = tx
-        .select()
-        .from(verificationCodes)
-        .where(eq(verificationCodes.endpointId, endpoint.id))
-        .get();
-      const now = ctx.clock.now();
-      if (!pending) return { kind: "none" };
-      if (now.getTime() >= pending.expiresAt.getTime()) return { kind: "expired" };
-      if (pending.attemptsUsed >= verificationAttempts) return { kind: "spent" };
-      const attemptsUsed = pending.attemptsUsed + 1;
-      if (constantTimeEqual(codeHash(ctx.masterKey, endpoint.id, entered), pending.codeHash)) {
-        tx.delete(verificationCodes).where(eq(verificationCodes.endpointId, endpoint.id)).run();
-        const row = tx
-          .update(webhookEndpoints)
-          .set({ verifiedAt: now, updatedAt: now })
-          .where(eq(webhookEndpoints.id, endpoint.id))
-          .returning()
-          .get() as typeof webhookEndpoints.$inferSelect;
-        return { kind: "verified", endpoint: endpointView(row) };
-      }
-      tx.update(verificationCodes)
-        .set({ attemptsUsed })
-        .where(eq(verificationCodes.endpointId, endpoint.id))
-        .run();
-      return { kind: "wrong", attemptsLeft: verificationAttempts - attemptsUsed };
-    },
-    { behavior: "immediate" },
-  );
+  const outcome = await ctx.db.write(async (tx): Promise<VerifyOutcome> => {
+    const { verificationCodes, webhookEndpoints } = tx.t;
+    const endpoint = await findEndpoint(tx, ref);
+    refuseVerified(endpoint);
+    const pending = await first(
+      tx.select().from(verificationCodes).where(eq(verificationCodes.endpointId, endpoint.id)),
+    );
+    const now = ctx.clock.now();
+    if (!pending) return { kind: "none" };
+    if (now.getTime() >= pending.expiresAt.getTime()) return { kind: "expired" };
+    if (pending.attemptsUsed >= verificationAttempts) return { kind: "spent" };
+    const attemptsUsed = pending.attemptsUsed + 1;
+    if (constantTimeEqual(codeHash(ctx.masterKey, endpoint.id, entered), pending.codeHash)) {
+      await tx.delete(verificationCodes).where(eq(verificationCodes.endpointId, endpoint.id));
+      const [row] = await tx
+        .update(webhookEndpoints)
+        .set({ verifiedAt: now, updatedAt: now })
+        .where(eq(webhookEndpoints.id, endpoint.id))
+        .returning();
+      // biome-ignore lint/style/noNonNullAssertion: the endpoint was found in this transaction
+      return { kind: "verified", endpoint: endpointView(row!) };
+    }
+    await tx
+      .update(verificationCodes)
+      .set({ attemptsUsed })
+      .where(eq(verificationCodes.endpointId, endpoint.id));
+    return { kind: "wrong", attemptsLeft: verificationAttempts - attemptsUsed };
+  });
   switch (outcome.kind) {
     case "verified":
       return outcome.endpoint;
@@ -162,16 +158,15 @@ export interface PendingVerification {
  * The code waiting for an endpoint, for the portal's verify flow (attempts left and the expiry
  * countdown); null when none was sent or the endpoint is verified. Never the code itself.
  */
-export function pendingVerification(
+export async function pendingVerification(
   db: Db,
   clock: Clock,
   endpointId: string,
-): PendingVerification | null {
-  const row = db
-    .select()
-    .from(verificationCodes)
-    .where(eq(verificationCodes.endpointId, endpointId))
-    .get();
+): Promise<PendingVerification | null> {
+  const { verificationCodes } = db.t;
+  const row = await first(
+    db.select().from(verificationCodes).where(eq(verificationCodes.endpointId, endpointId)),
+  );
   if (!row) return null;
   const attemptsLeft = Math.max(0, verificationAttempts - row.attemptsUsed);
   return {

@@ -27,7 +27,7 @@ export function startWebhookWorkers(services: Services): Worker[] {
   const log = services.log.child({ worker: "webhooks" });
   const mail = startMailWorker(services);
   const dispatcher = createDispatcher({
-    database: services.database,
+    db: services.db,
     clock,
     log,
     masterKey: services.masterKey,

@@ -14,8 +14,8 @@ beforeAll(async () => {
 });
 afterAll(() => api.stop());
 
-function setFlags(flags: Parameters<typeof updateServiceAccount>[3]) {
-  updateServiceAccount(api.services.db, api.clock, tenant.accountId, flags);
+async function setFlags(flags: Parameters<typeof updateServiceAccount>[3]) {
+  await updateServiceAccount(api.services.db, api.clock, tenant.accountId, flags);
 }
 
 const healthy = {
@@ -100,57 +100,62 @@ describe("authentication errors (spec 7)", () => {
 
 describe("account state errors, in the order of DESIGN.md", () => {
   test("owning account disabled: 401 user_inactive", async () => {
-    setFlags({ ...healthy, disabled: true, demo: true });
+    await setFlags({ ...healthy, disabled: true, demo: true });
     try {
       const response = await api.get("/v1/accounts", tenant.key);
       expect(response.status).toBe(401);
       expect(response.headers.get("WWW-Authenticate")).toStartWith("Bearer");
       expect((await errorOf(response)).code).toBe("user_inactive");
     } finally {
-      setFlags(healthy);
+      await setFlags(healthy);
     }
   });
 
   test("demo account: 403 demo_account", async () => {
-    setFlags({ ...healthy, demo: true, connectEnabled: false });
+    await setFlags({ ...healthy, demo: true, connectEnabled: false });
     try {
       const response = await api.get("/v1/accounts", tenant.key);
       expect(response.status).toBe(403);
       expect((await errorOf(response)).code).toBe("demo_account");
     } finally {
-      setFlags(healthy);
+      await setFlags(healthy);
     }
   });
 
   test("connect feature off: 403 connect_not_available", async () => {
-    setFlags({ ...healthy, connectEnabled: false, status: "lapsed" });
+    await setFlags({ ...healthy, connectEnabled: false, status: "lapsed" });
     try {
       const response = await api.get("/v1/accounts", tenant.key);
       expect(response.status).toBe(403);
       expect((await errorOf(response)).code).toBe("connect_not_available");
     } finally {
-      setFlags(healthy);
+      await setFlags(healthy);
     }
   });
 
   test("lapsed subscription: 403 subscription_lapsed; the key is not revoked and works once paid", async () => {
-    setFlags({ ...healthy, status: "lapsed", subscriptionStatus: "canceled" });
+    await setFlags({ ...healthy, status: "lapsed", subscriptionStatus: "canceled" });
     try {
       const response = await api.get("/v1/accounts", tenant.key);
       expect(response.status).toBe(403);
       const error = await errorOf(response);
       expect(error.code).toBe("subscription_lapsed");
       expect(error.message).toContain("canceled");
-      expect(listApiKeys(api.services.db, tenant.accountId)[0]?.revokedAt).toBeNull();
-      setFlags({ subscriptionStatus: "active" });
+      expect((await listApiKeys(api.services.db, tenant.accountId))[0]?.revokedAt).toBeNull();
+      await setFlags({ subscriptionStatus: "active" });
       expect((await api.get("/v1/accounts", tenant.key)).status).toBe(200);
     } finally {
-      setFlags(healthy);
+      await setFlags(healthy);
     }
   });
 
   test("failed renewal payment: 403 subscription_lapsed whose message names it and asks for payment details", async () => {
-    setFlags({ ...healthy, status: "lapsed", subscriptionStatus: "past_due", paymentFailed: true });
+    await setFlags({
+      ...healthy,
+      status: "lapsed",
+      subscriptionStatus: "past_due",
+      paymentFailed: true,
+    });
     try {
       const response = await api.get("/v1/accounts", tenant.key);
       expect(response.status).toBe(403);
@@ -159,16 +164,16 @@ describe("account state errors, in the order of DESIGN.md", () => {
       expect(error.message).toContain("renewal payment");
       expect(error.message).toContain("payment details");
     } finally {
-      setFlags(healthy);
+      await setFlags(healthy);
     }
   });
 
   test("trialing subscription on a lapsed account is served", async () => {
-    setFlags({ ...healthy, status: "lapsed", subscriptionStatus: "trialing" });
+    await setFlags({ ...healthy, status: "lapsed", subscriptionStatus: "trialing" });
     try {
       expect((await api.get("/v1/accounts", tenant.key)).status).toBe(200);
     } finally {
-      setFlags(healthy);
+      await setFlags(healthy);
     }
   });
 });

@@ -15,12 +15,14 @@ import { createTestServices } from "../support/services.ts";
 
 const clock = createFakeClock();
 let lines: Record<string, unknown>[] = [];
-const services = createTestServices({
+const services = await createTestServices({
   clock,
   config: { apiRateLimitPerMinute: 5 },
   log: createLogger({ write: (line) => lines.push(JSON.parse(line)) }),
 });
-afterAll(() => services.database.close());
+afterAll(async () => {
+  await services.database.close();
+});
 const http = createHttpApp(services);
 
 async function tenant(email: string) {
@@ -28,8 +30,8 @@ async function tenant(email: string) {
     email,
     password: "correct horse battery staple",
   });
-  const key = createApiKey(services.db, clock, { serviceAccountId: created.account.id });
-  const bank = seedConnection(services.db, clock, created.account.id);
+  const key = await createApiKey(services.db, clock, { serviceAccountId: created.account.id });
+  const bank = await seedConnection(services.db, clock, created.account.id);
   return { key: key.key, keyId: key.apiKey.id, bank };
 }
 
@@ -39,16 +41,18 @@ function get(path: string, key: string | null, init: RequestInit = {}) {
   return http.fetch(new Request(`${base}${path}`, { ...init, headers }));
 }
 
-/** Answered by the router (a Promise), awaited. */
+/** Answered by the router. */
 async function fromRouter(answer: Response | Promise<Response>): Promise<Response> {
-  expect(answer).toBeInstanceOf(Promise);
-  return await answer;
+  const response = await answer;
+  expect(http.fromCache(response)).toBe(false);
+  return response;
 }
 
-/** Answered by the lane (a Response at once). */
-function fromLane(answer: Response | Promise<Response>): Response {
-  expect(answer).toBeInstanceOf(Response);
-  return answer as Response;
+/** Answered by the lane (a remembered answer, before the router). */
+async function fromLane(answer: Response | Promise<Response>): Promise<Response> {
+  const response = await answer;
+  expect(http.fromCache(response)).toBe(true);
+  return response;
 }
 
 const perRequest = new Set(["svc-request-id", "ratelimit-remaining", "ratelimit-reset"]);
@@ -63,7 +67,7 @@ describe("a remembered answer", () => {
     const fresh = await fromRouter(get(path, a.key));
     expect(fresh.status).toBe(200);
     const freshBody = await fresh.text();
-    const cached = fromLane(get(path, a.key));
+    const cached = await fromLane(get(path, a.key));
     expect(cached.status).toBe(200);
     expect(await cached.text()).toBe(freshBody);
     expect(stableHeaders(cached)).toEqual(stableHeaders(fresh));
@@ -79,14 +83,15 @@ describe("a remembered answer", () => {
     const a = await tenant("lane-again@example.com");
     const path = `/v1/accounts/${a.bank.accountIds[0]}`;
     const freshBody = await (await fromRouter(get(path, a.key))).text();
-    for (let i = 0; i < 4; i++) expect(await fromLane(get(path, a.key)).text()).toBe(freshBody);
+    for (let i = 0; i < 4; i++)
+      expect(await (await fromLane(get(path, a.key))).text()).toBe(freshBody);
   });
 
   test("counts against the key's rate limit; over it, the router answers 429 with Retry-After", async () => {
     const a = await tenant("lane-limit@example.com");
     const path = "/v1/accounts";
     expect((await fromRouter(get(path, a.key))).status).toBe(200);
-    for (let i = 0; i < 4; i++) expect(fromLane(get(path, a.key)).status).toBe(200);
+    for (let i = 0; i < 4; i++) expect((await fromLane(get(path, a.key))).status).toBe(200);
     const refused = await fromRouter(get(path, a.key));
     expect(refused.status).toBe(429);
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("rate_limited");
@@ -99,12 +104,12 @@ describe("a remembered answer", () => {
     const b = await tenant("lane-other@example.com");
     const path = `/v1/accounts/${a.bank.accountIds[0]}/balance`;
     expect((await fromRouter(get(path, a.key))).status).toBe(200);
-    expect(fromLane(get(path, a.key)).status).toBe(200);
+    expect((await fromLane(get(path, a.key))).status).toBe(200);
     expect((await fromRouter(get(path, b.key))).status).toBe(404);
     const anonymous = await fromRouter(get(path, null));
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get("WWW-Authenticate")).toContain("Bearer");
-    revokeApiKey(services.db, clock, a.keyId);
+    await revokeApiKey(services.db, clock, a.keyId);
     const revoked = await fromRouter(get(path, a.key));
     expect(revoked.status).toBe(401);
     expect(((await revoked.json()) as { error: { code: string } }).error.code).toBe(
@@ -117,10 +122,10 @@ describe("a remembered answer", () => {
     const path = `/v1/accounts/${a.bank.accountIds[0]}/transactions`;
     clock.set("2026-01-20T23:59:59.000Z");
     expect((await fromRouter(get(path, a.key))).status).toBe(200);
-    expect(fromLane(get(path, a.key)).status).toBe(200);
+    expect((await fromLane(get(path, a.key))).status).toBe(200);
     clock.set("2026-01-21T00:00:01.000Z");
     expect((await fromRouter(get(path, a.key))).status).toBe(200);
-    expect(fromLane(get(path, a.key)).status).toBe(200);
+    expect((await fromLane(get(path, a.key))).status).toBe(200);
   });
 
   test("answers GET only: HEAD and other methods go to the router", async () => {
@@ -136,7 +141,7 @@ describe("a remembered answer", () => {
     const path = `/v1/accounts/${a.bank.accountIds[1]}`;
     lines = [];
     const fresh = await fromRouter(get(path, a.key));
-    const cached = fromLane(get(path, a.key));
+    const cached = await fromLane(get(path, a.key));
     const logged = lines.filter((line) => line.msg === "request");
     expect(logged).toHaveLength(2);
     for (const [line, response] of [

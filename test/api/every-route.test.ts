@@ -11,9 +11,9 @@ afterAll(() => api.stop());
 const alice = await api.addTenant("alice@example.com");
 const bob = await api.addTenant("bob@example.com");
 const revoked = await api.addTenant("revoked@example.com");
-revokeApiKey(api.services.db, api.clock, revoked.keyId);
+await revokeApiKey(api.services.db, api.clock, revoked.keyId);
 for (const tenant of [alice, bob]) {
-  insertTransactions(api.services.db, api.clock, tenant.bank.accountIds[0] as string, [
+  await insertTransactions(api.services.db, api.clock, tenant.bank.accountIds[0] as string, [
     { bookingDate: "2026-01-10" },
   ]);
 }

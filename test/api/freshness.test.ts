@@ -1,22 +1,37 @@
-// The /v1 answers and key checks are remembered only while the database is unchanged: a write
-// by this server's own connection or by another process (the CLI) shows on the very next request.
+// /v1 answers are remembered per account and data generation, and key checks read the key and
+// its account on every request: a write by this server or by another process (the CLI, another
+// instance) shows on the very next request. Runs on both engines.
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
-import { createDataGeneration, createGenerationCache } from "../../src/db/data-generation.ts";
+import { createBoundedCache } from "../../src/api/bounded-cache.ts";
 import { openDatabase } from "../../src/db/open.ts";
-import { apiKeys, serviceAccounts } from "../../src/db/schema.ts";
+import { openSqliteDatabase } from "../../src/db/sqlite-store.ts";
+import type { Db } from "../../src/db/store.ts";
+import { first } from "../../src/db/store.ts";
 import { startApiHarness } from "../support/api.ts";
 import { insertTransactions } from "../support/bank-fixtures.ts";
+import { testEngine } from "../support/engine.ts";
 import { holdsShmLock } from "../support/sqlite-locks.ts";
 import { makeTempDir } from "../support/temp.ts";
 
 const api = await startApiHarness();
 afterAll(() => api.stop());
 
-/** A second connection to the same file, as `svc` run from a shell would open. */
+/** A second store on the same data, as `svc` run from a shell (or another instance) opens. */
 function otherProcessConnection() {
-  return openDatabase(api.services.database.path);
+  return openDatabase(api.services.config);
+}
+
+async function generationOf(db: Db, accountId: string): Promise<number> {
+  const { serviceAccounts } = db.t;
+  const row = await first(
+    db
+      .select({ generation: serviceAccounts.dataGeneration })
+      .from(serviceAccounts)
+      .where(eq(serviceAccounts.id, accountId)),
+  );
+  return row?.generation ?? Number.NaN;
 }
 
 async function transactionIds(accountId: string, key: string): Promise<string[]> {
@@ -30,93 +45,130 @@ async function transactionIds(accountId: string, key: string): Promise<string[]>
   );
 }
 
-describe("data generation", () => {
-  test("moves after a commit on this connection and after one on another connection, and only then", () => {
-    const generation = createDataGeneration(api.services.database);
-    const start = generation.current();
-    expect(generation.current()).toBe(start);
-    // Reads and writes that change nothing leave it alone.
-    api.services.database.sqlite.query("SELECT COUNT(*) FROM api_keys").get();
-    api.services.database.sqlite.exec("UPDATE instance_meta SET value = value WHERE key = 'none'");
-    expect(generation.current()).toBe(start);
-    const probe = crypto.randomUUID();
-    api.services.database.sqlite.exec(
-      `INSERT INTO instance_meta (key, value) VALUES ('own-${probe}', 'x')`,
-    );
-    const afterOwn = generation.current();
-    expect(afterOwn).not.toBe(start);
-    expect(generation.current()).toBe(afterOwn);
-    const other = otherProcessConnection();
-    other.sqlite.exec(`INSERT INTO instance_meta (key, value) VALUES ('other-${probe}', 'x')`);
-    other.close();
-    const afterOther = generation.current();
-    expect(afterOther).not.toBe(afterOwn);
-    // A checkpoint that restarts the WAL changes nothing, but may only ever move it forwards.
-    api.services.database.sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-    expect(generation.current()).toBeGreaterThanOrEqual(afterOther);
-  });
-
-  test("an in-memory database is watched the same way", () => {
-    const memory = openDatabase(":memory:");
-    try {
-      const generation = createDataGeneration(memory);
-      memory.sqlite.exec("CREATE TABLE t (x)");
-      const start = generation.current();
-      memory.sqlite.exec("INSERT INTO t VALUES (1)");
-      expect(generation.current()).not.toBe(start);
-    } finally {
-      memory.close();
+describe("an account's data generation", () => {
+  test("moves in the same transaction as every change of its connections, accounts, balances and transactions, and only its own", async () => {
+    const { db, clock } = api.services;
+    const tenant = await api.addTenant(`generation-${crypto.randomUUID()}@example.com`);
+    const bystander = await api.addTenant(`bystander-${crypto.randomUUID()}@example.com`);
+    const accountId = tenant.bank.accountIds[0] as string;
+    const { connections, bankAccounts, balances, transactions } = db.t;
+    const bystanderBefore = await generationOf(db, bystander.accountId);
+    const changes: [string, () => Promise<unknown>][] = [
+      [
+        "a transaction inserted",
+        () => insertTransactions(db, clock, accountId, [{ bookingDate: "2026-01-14" }]),
+      ],
+      [
+        "a transaction updated",
+        () =>
+          db.write((tx) =>
+            tx
+              .update(transactions)
+              .set({ amount: "-1.00" })
+              .where(eq(transactions.accountId, accountId)),
+          ),
+      ],
+      [
+        "a balance updated",
+        () =>
+          db.write((tx) =>
+            tx.update(balances).set({ current: "1.00" }).where(eq(balances.accountId, accountId)),
+          ),
+      ],
+      [
+        "an account renamed",
+        () =>
+          db.write((tx) =>
+            tx.update(bankAccounts).set({ name: "Renamed" }).where(eq(bankAccounts.id, accountId)),
+          ),
+      ],
+      [
+        "a connection's status moved",
+        () =>
+          db.write((tx) =>
+            tx
+              .update(connections)
+              .set({ status: "expired" })
+              .where(eq(connections.id, tenant.bank.connectionId)),
+          ),
+      ],
+      [
+        "transactions deleted",
+        () =>
+          db.write((tx) => tx.delete(transactions).where(eq(transactions.accountId, accountId))),
+      ],
+      [
+        "a connection removed",
+        () =>
+          db.write((tx) =>
+            tx.delete(connections).where(eq(connections.id, tenant.bank.connectionId)),
+          ),
+      ],
+    ];
+    for (const [what, change] of changes) {
+      const before = await generationOf(db, tenant.accountId);
+      await change();
+      expect(`${what}: ${await generationOf(db, tenant.accountId)}`).not.toBe(`${what}: ${before}`);
     }
+    expect(await generationOf(db, bystander.accountId)).toBe(bystanderBefore);
   });
 
-  test("watching the database keeps SQLite's own locks: the shared lock on the -shm file stays held", () => {
-    const database = openDatabase(join(makeTempDir("svc-locks"), "svc.db"));
+  test("does not move for writes the read API never shows (key use, deliveries)", async () => {
+    const tenant = await api.addTenant(`quiet-${crypto.randomUUID()}@example.com`);
+    const before = await generationOf(api.services.db, tenant.accountId);
+    // A request writes last_used_at of the key (off the request's path).
+    expect((await api.get("/v1/accounts", tenant.key)).status).toBe(200);
+    await Bun.sleep(50);
+    expect(await generationOf(api.services.db, tenant.accountId)).toBe(before);
+  });
+});
+
+describe.if(testEngine === "sqlite")("SQLite's own locks", () => {
+  test("the store keeps SQLite's shared lock on the -shm file while it reads and writes", async () => {
+    const database = openSqliteDatabase(join(makeTempDir("svc-locks"), "svc.db"));
     try {
-      database.sqlite.exec("CREATE TABLE t (x)");
+      database.writer.exec("CREATE TABLE t (x)");
       expect(holdsShmLock(process.pid, database.path)).toBe(true);
-      const generation = createDataGeneration(database);
       for (let i = 0; i < 3; i++) {
-        database.sqlite.exec("INSERT INTO t VALUES (1)");
-        generation.current();
+        database.writer.exec("INSERT INTO t VALUES (1)");
+        database.reader.query("SELECT count(*) FROM t").get();
       }
       expect(holdsShmLock(process.pid, database.path)).toBe(true);
     } finally {
-      database.close();
+      await database.close();
     }
   });
+});
 
-  test("a cache entry is served only at the generation it was stored at", () => {
-    const cache = createGenerationCache<string>({ maxEntries: 2 });
-    cache.set("a", 1, "A");
-    expect(cache.get("a", 1)).toBe("A");
-    expect(cache.get("a", 2)).toBeUndefined();
-    cache.set("b", 1, "B");
-    cache.set("c", 1, "C");
-    expect(cache.get("a", 1)).toBeUndefined();
-    expect(cache.get("c", 1)).toBe("C");
+describe("the bounded cache of remembered answers", () => {
+  test("keeps at most maxEntries, dropping the oldest", () => {
+    const cache = createBoundedCache<string>({ maxEntries: 2 });
+    cache.set("a", "A");
+    expect(cache.get("a")).toBe("A");
+    cache.set("b", "B");
+    cache.set("c", "C");
+    expect(cache.get("a")).toBeUndefined();
+    expect(cache.get("c")).toBe("C");
   });
 
-  test("a cache bounded by size drops the oldest entries to make room, and never keeps one larger than the bound", () => {
-    const cache = createGenerationCache<string>({
+  test("bounded by size, it drops the oldest entries to make room, and never keeps one larger than the bound", () => {
+    const cache = createBoundedCache<string>({
       maxEntries: 100,
       maxSize: 10,
       sizeOf: (value) => value.length,
     });
-    cache.set("a", 1, "aaaa");
-    cache.set("b", 1, "bbbb");
-    cache.set("c", 1, "cccc");
-    expect(cache.get("a", 1)).toBeUndefined();
-    expect(cache.get("b", 1)).toBe("bbbb");
-    expect(cache.get("c", 1)).toBe("cccc");
+    cache.set("a", "aaaa");
+    cache.set("b", "bbbb");
+    cache.set("c", "cccc");
+    expect(cache.get("a")).toBeUndefined();
+    expect(cache.get("b")).toBe("bbbb");
+    expect(cache.get("c")).toBe("cccc");
     // Replacing an entry frees its old size first.
-    cache.set("c", 1, "cccccc");
-    expect(cache.get("b", 1)).toBe("bbbb");
-    cache.set("huge", 1, "x".repeat(11));
-    expect(cache.get("huge", 1)).toBeUndefined();
-    expect(cache.get("b", 1)).toBe("bbbb");
-    // A new generation starts empty, with the whole bound free.
-    cache.set("d", 2, "dddddddddd");
-    expect(cache.get("d", 2)).toBe("dddddddddd");
+    cache.set("c", "cccccc");
+    expect(cache.get("b")).toBe("bbbb");
+    cache.set("huge", "x".repeat(11));
+    expect(cache.get("huge")).toBeUndefined();
+    expect(cache.get("b")).toBe("bbbb");
   });
 });
 
@@ -127,24 +179,24 @@ describe("/v1 never serves a remembered answer after the data changed", () => {
     const before = await transactionIds(accountId, tenant.key);
     expect(await transactionIds(accountId, tenant.key)).toEqual(before);
     const other = otherProcessConnection();
-    const [added] = insertTransactions(other.db, api.clock, accountId, [
+    const [added] = await insertTransactions(other.db, api.clock, accountId, [
       { bookingDate: "2026-01-15" },
     ]);
-    other.close();
+    await other.close();
     expect(await transactionIds(accountId, tenant.key)).toContain(added as string);
   });
 
-  test("transactions written by this server's own connection appear on the next request", async () => {
+  test("transactions written by this server appear on the next request", async () => {
     const tenant = await api.addTenant(`fresh-own-${crypto.randomUUID()}@example.com`);
     const accountId = tenant.bank.accountIds[0] as string;
     await transactionIds(accountId, tenant.key);
-    const [added] = insertTransactions(api.services.db, api.clock, accountId, [
+    const [added] = await insertTransactions(api.services.db, api.clock, accountId, [
       { bookingDate: "2026-01-15" },
     ]);
     expect(await transactionIds(accountId, tenant.key)).toContain(added as string);
   });
 
-  test("commit after commit, by either connection and across WAL checkpoints that reset the log, each shows on the next request", async () => {
+  test("commit after commit, by either process, each shows on the next request (on SQLite also across WAL checkpoints that reset the log)", async () => {
     const tenant = await api.addTenant(`fresh-many-${crypto.randomUUID()}@example.com`);
     const accountId = tenant.bank.accountIds[0] as string;
     const other = otherProcessConnection();
@@ -154,16 +206,16 @@ describe("/v1 never serves a remembered answer after the data changed", () => {
         await transactionIds(accountId, tenant.key);
         await transactionIds(accountId, tenant.key);
         const writer = round % 2 === 0 ? other.db : api.services.db;
-        // On most rounds the other connection checkpoints first: the WAL restarts, so the commit
-        // ends with the same frame count as the last one.
-        if (round % 5 !== 4) other.sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-        const [added] = insertTransactions(writer, api.clock, accountId, [
+        if (other.engine === "sqlite" && round % 5 !== 4) {
+          other.writer.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+        }
+        const [added] = await insertTransactions(writer, api.clock, accountId, [
           { bookingDate: "2026-01-15" },
         ]);
         expect(await transactionIds(accountId, tenant.key)).toContain(added as string);
       }
     } finally {
-      other.close();
+      await other.close();
     }
   });
 
@@ -172,12 +224,11 @@ describe("/v1 never serves a remembered answer after the data changed", () => {
     expect((await api.get("/v1/accounts", tenant.key)).status).toBe(200);
     expect((await api.get("/v1/accounts", tenant.key)).status).toBe(200);
     const other = otherProcessConnection();
-    other.db
-      .update(apiKeys)
-      .set({ revokedAt: api.clock.now() })
-      .where(eq(apiKeys.id, tenant.keyId))
-      .run();
-    other.close();
+    const { apiKeys } = other.db.t;
+    await other.db.write((tx) =>
+      tx.update(apiKeys).set({ revokedAt: api.clock.now() }).where(eq(apiKeys.id, tenant.keyId)),
+    );
+    await other.close();
     const refused = await api.get("/v1/accounts", tenant.key);
     expect(refused.status).toBe(401);
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe(
@@ -189,12 +240,14 @@ describe("/v1 never serves a remembered answer after the data changed", () => {
     const tenant = await api.addTenant(`lapse-${crypto.randomUUID()}@example.com`);
     expect((await api.get("/v1/accounts", tenant.key)).status).toBe(200);
     const other = otherProcessConnection();
-    other.db
-      .update(serviceAccounts)
-      .set({ status: "lapsed", subscriptionStatus: "canceled" })
-      .where(eq(serviceAccounts.id, tenant.accountId))
-      .run();
-    other.close();
+    const { serviceAccounts } = other.db.t;
+    await other.db.write((tx) =>
+      tx
+        .update(serviceAccounts)
+        .set({ status: "lapsed", subscriptionStatus: "canceled" })
+        .where(eq(serviceAccounts.id, tenant.accountId)),
+    );
+    await other.close();
     const refused = await api.get("/v1/accounts", tenant.key);
     expect(refused.status).toBe(403);
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe(

@@ -10,7 +10,7 @@ const api = await startApiHarness({ config: { apiRateLimitPerMinute: 1000 } });
 afterAll(() => api.stop());
 const tenant = await api.addTenant("docs@example.com");
 const accountId = tenant.bank.accountIds[0] as string;
-insertTransactions(api.services.db, api.clock, accountId, [
+await insertTransactions(api.services.db, api.clock, accountId, [
   { bookingDate: "2026-01-14", status: "pending", merchantName: null, valueDate: null },
   { bookingDate: "2026-01-13", amount: "2500.00", counterpartyName: "Employer Ltd" },
 ]);
@@ -114,9 +114,9 @@ describe("real responses match the document", () => {
       { connectEnabled: false },
       { status: "lapsed" as const },
     ]) {
-      updateServiceAccount(api.services.db, api.clock, tenant.accountId, flags);
+      await updateServiceAccount(api.services.db, api.clock, tenant.accountId, flags);
       await expectDocumented(transactionsPath, tenant.key, "disabled" in flags ? 401 : 403);
-      updateServiceAccount(api.services.db, api.clock, tenant.accountId, {
+      await updateServiceAccount(api.services.db, api.clock, tenant.accountId, {
         disabled: false,
         demo: false,
         connectEnabled: true,
@@ -141,7 +141,7 @@ describe("real responses match the document", () => {
   test("500 internal_error (the database is gone)", async () => {
     const broken = await startApiHarness();
     const other = await broken.addTenant("broken@example.com");
-    broken.services.database.close();
+    await broken.services.database.close();
     try {
       const response = await broken.get("/v1/accounts", other.key);
       expect(response.status).toBe(500);

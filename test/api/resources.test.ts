@@ -1,7 +1,10 @@
 // Accounts, balance and connections as the issue describes them.
 import { afterAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { balances, connections } from "../../src/db/schema.ts";
+import { tables } from "../support/tables.ts";
+
+const { balances, connections } = tables;
+
 import { errorOf, startApiHarness } from "../support/api.ts";
 import { insertBalance, insertBankAccount, insertConnection } from "../support/bank-fixtures.ts";
 
@@ -11,7 +14,7 @@ afterAll(() => api.stop());
 describe("GET /v1/accounts", () => {
   test("lists the account's bank accounts with the documented fields, paged by limit and cursor", async () => {
     const tenant = await api.addTenant("lister@example.com");
-    const extra = insertBankAccount(api.services.db, api.clock, {
+    const extra = await insertBankAccount(api.services.db, api.clock, {
       serviceAccountId: tenant.accountId,
       connectionId: tenant.bank.connectionId,
       name: "Card",
@@ -46,9 +49,9 @@ describe("GET /v1/accounts", () => {
   test("an account with no bank data lists nothing", async () => {
     const tenant = await api.addTenant("empty@example.com");
     const other = await api.addTenant("empty-other@example.com");
-    api.services.database.sqlite
-      .query("DELETE FROM connections WHERE service_account_id = ?")
-      .run(tenant.accountId);
+    await api.services.db.write((tx) =>
+      tx.delete(connections).where(eq(connections.serviceAccountId, tenant.accountId)),
+    );
     expect(await (await api.get("/v1/accounts", tenant.key)).json()).toEqual({
       data: [],
       next_cursor: null,
@@ -69,11 +72,12 @@ describe("GET /v1/accounts/{account_id}/balance", () => {
     const tenant = await api.addTenant("balance@example.com");
     const accountId = tenant.bank.accountIds[0] as string;
     const fetchedAt = new Date("2026-01-15T08:59:58.123Z");
-    api.services.db
-      .update(balances)
-      .set({ fetchedAt, current: "-20.10", available: null })
-      .where(eq(balances.accountId, accountId))
-      .run();
+    await api.services.db.write((tx) =>
+      tx
+        .update(balances)
+        .set({ fetchedAt, current: "-20.10", available: null })
+        .where(eq(balances.accountId, accountId)),
+    );
     const body = await (await api.get(`/v1/accounts/${accountId}/balance`, tenant.key)).json();
     expect(body).toEqual({
       account_id: accountId,
@@ -87,14 +91,14 @@ describe("GET /v1/accounts/{account_id}/balance", () => {
 
   test("an account whose balance was never fetched is 404 not_found saying so", async () => {
     const tenant = await api.addTenant("nobalance@example.com");
-    const accountId = insertBankAccount(api.services.db, api.clock, {
+    const accountId = await insertBankAccount(api.services.db, api.clock, {
       serviceAccountId: tenant.accountId,
       connectionId: tenant.bank.connectionId,
     });
     const response = await api.get(`/v1/accounts/${accountId}/balance`, tenant.key);
     expect(response.status).toBe(404);
     expect((await errorOf(response)).message).toContain("No balance has been fetched");
-    insertBalance(api.services.db, {
+    await insertBalance(api.services.db, {
       accountId,
       current: "1.00",
       asOf: api.clock.now(),
@@ -107,7 +111,7 @@ describe("GET /v1/accounts/{account_id}/balance", () => {
 describe("GET /v1/connections", () => {
   test("each connection has its status in the spec's vocabulary, every account it carries, and its times", async () => {
     const tenant = await api.addTenant("connections@example.com");
-    const failing = insertConnection(api.services.db, api.clock, {
+    const failing = await insertConnection(api.services.db, api.clock, {
       serviceAccountId: tenant.accountId,
       status: "error",
       error: "The bank refused the credentials.",
@@ -138,11 +142,12 @@ describe("GET /v1/connections", () => {
 
   test("a status change is visible on the next read", async () => {
     const tenant = await api.addTenant("status@example.com");
-    api.services.db
-      .update(connections)
-      .set({ status: "expired" })
-      .where(eq(connections.id, tenant.bank.connectionId))
-      .run();
+    await api.services.db.write((tx) =>
+      tx
+        .update(connections)
+        .set({ status: "expired" })
+        .where(eq(connections.id, tenant.bank.connectionId)),
+    );
     const one = (await (
       await api.get(`/v1/connections/${tenant.bank.connectionId}`, tenant.key)
     ).json()) as { status: string };

@@ -43,7 +43,7 @@ async function expectBadRequest(response: Response, mentioning: string) {
 describe("date window", () => {
   test("by default: the last 90 days up to today (UTC), both ends included", async () => {
     const account = await newAccount("window");
-    const [today, oldestIn, tooOld, tomorrow] = account.insert([
+    const [today, oldestIn, tooOld, tomorrow] = await account.insert([
       { bookingDate: "2026-01-15" },
       { bookingDate: "2025-10-18" },
       { bookingDate: "2025-10-17" },
@@ -57,7 +57,7 @@ describe("date window", () => {
 
   test("from and to are inclusive booking dates", async () => {
     const account = await newAccount("bounds");
-    account.insert([
+    await account.insert([
       { bookingDate: "2025-12-31" },
       { bookingDate: "2026-01-01" },
       { bookingDate: "2026-01-05" },
@@ -69,7 +69,7 @@ describe("date window", () => {
 
   test("only from given: up to today", async () => {
     const account = await newAccount("from-only");
-    account.insert([{ bookingDate: "2026-01-15" }, { bookingDate: "2026-01-16" }]);
+    await account.insert([{ bookingDate: "2026-01-15" }, { bookingDate: "2026-01-16" }]);
     expect((await account.list("?from=2025-01-01")).data.map((t) => t.booking_date)).toEqual([
       "2026-01-15",
     ]);
@@ -118,11 +118,11 @@ describe("date window", () => {
 describe("pending transactions", () => {
   test("are left out by default, included with include_pending=true, and never once they have booked", async () => {
     const account = await newAccount("pending");
-    const [booked, pending] = account.insert([
+    const [booked, pending] = await account.insert([
       { bookingDate: "2026-01-14", status: "booked" },
       { bookingDate: "2026-01-14", status: "pending" },
     ]);
-    const [supersededPending] = account.insert([
+    const [supersededPending] = await account.insert([
       { bookingDate: "2026-01-13", status: "pending", bookedTransactionId: booked as string },
     ]);
     expect((await account.list()).data.map((t) => t.transaction_id)).toEqual([booked as string]);
@@ -139,7 +139,7 @@ describe("pending transactions", () => {
 describe("keyset pagination on (booking_date desc, id)", () => {
   test("pages of `limit` rows (default 100, max 500) walk every row once, in order, then next_cursor is null", async () => {
     const account = await newAccount("pages");
-    account.insert(generatedTransactions(650, { lastDate: "2026-01-15", perDay: 10 }));
+    await account.insert(generatedTransactions(650, { lastDate: "2026-01-15", perDay: 10 }));
     const first = await account.list();
     expect(first.data).toHaveLength(100);
     expect((await account.list("?limit=500")).data).toHaveLength(500);
@@ -164,13 +164,13 @@ describe("keyset pagination on (booking_date desc, id)", () => {
 
   test("rows inserted between two requests neither shift nor repeat the rows already served", async () => {
     const account = await newAccount("concurrent");
-    const original = account.insert(
+    const original = await account.insert(
       generatedTransactions(60, { lastDate: "2026-01-15", perDay: 6 }),
     );
     const first = await account.list("?limit=25");
     const boundaryDate = first.data.at(-1)?.booking_date as string;
     // New rows everywhere: newer dates, the boundary date with ids on both sides, older dates.
-    account.insert([
+    await account.insert([
       { bookingDate: "2026-01-15", id: "ffffffff-ffff-4fff-bfff-ffffffffffff" },
       { bookingDate: boundaryDate, id: "00000000-0000-4000-8000-000000000001" },
       { bookingDate: boundaryDate, id: "fffffffe-ffff-4fff-bfff-ffffffffffff" },
@@ -183,7 +183,7 @@ describe("keyset pagination on (booking_date desc, id)", () => {
       served.push(...body.data);
       cursor = body.next_cursor;
       // More rows keep arriving while paging.
-      account.insert(generatedTransactions(5, { lastDate: "2026-01-15", perDay: 5 }));
+      await account.insert(generatedTransactions(5, { lastDate: "2026-01-15", perDay: 5 }));
     }
     const servedIds = served.map((t) => t.transaction_id);
     expect(new Set(servedIds).size).toBe(servedIds.length);
@@ -199,7 +199,7 @@ describe("keyset pagination on (booking_date desc, id)", () => {
 
   test("the next page needs only the cursor; it carries the window and include_pending", async () => {
     const account = await newAccount("carry");
-    account.insert([
+    await account.insert([
       ...generatedTransactions(4, { lastDate: "2025-06-02", perDay: 2 }),
       { bookingDate: "2025-05-31", status: "pending" },
     ]);
@@ -219,8 +219,8 @@ describe("keyset pagination on (booking_date desc, id)", () => {
   test("a damaged, edited or foreign cursor is 400 invalid_request naming cursor", async () => {
     const account = await newAccount("cursor");
     const other = await newAccount("cursor-other");
-    account.insert(generatedTransactions(5, { lastDate: "2026-01-15" }));
-    other.insert(generatedTransactions(5, { lastDate: "2026-01-15" }));
+    await account.insert(generatedTransactions(5, { lastDate: "2026-01-15" }));
+    await other.insert(generatedTransactions(5, { lastDate: "2026-01-15" }));
     const first = await account.list("?limit=2");
     const cursor = first.next_cursor as string;
     const otherCursor = (await other.list("?limit=2")).next_cursor as string;
@@ -259,7 +259,7 @@ describe("keyset pagination on (booking_date desc, id)", () => {
 describe("transaction fields", () => {
   test("amounts are signed decimal strings with a currency; dates YYYY-MM-DD; ids UUIDs", async () => {
     const account = await newAccount("fields");
-    const [id] = account.insert([
+    const [id] = await account.insert([
       {
         bookingDate: "2026-01-14",
         valueDate: "2026-01-15",

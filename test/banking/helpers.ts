@@ -1,20 +1,9 @@
 // Shared set-up for the banking tests: a service account, optional webhook endpoints, a
 // scripted provider, and readers for what ended up in the database.
-import { asc, sql } from "drizzle-orm";
+import { asc } from "drizzle-orm";
 import type { AccountRecord, BalanceRecord, TransactionRecord } from "../../src/banking/model.ts";
 import type { BankProvider, ProviderStatus } from "../../src/banking/provider.ts";
-import {
-  balances,
-  bankAccounts,
-  type ConnectionStatus,
-  connections,
-  deliveries,
-  events,
-  serviceAccounts,
-  syncRuns,
-  transactions,
-  webhookEndpoints,
-} from "../../src/db/schema.ts";
+import type { ConnectionStatus } from "../../src/db/schema.ts";
 import { newId } from "../../src/ids.ts";
 import type { Services } from "../../src/services.ts";
 import { createFakeClock, type FakeClock } from "../support/fake-clock.ts";
@@ -27,29 +16,32 @@ export interface Setup {
 }
 
 /** A service account without users (no password hashing: keeps the suites fast). */
-export function insertServiceAccount(services: Services): string {
+export async function insertServiceAccount(services: Services): Promise<string> {
   const id = newId();
   const now = services.clock.now();
-  services.db
-    .insert(serviceAccounts)
-    .values({ id, name: `Owner ${id.slice(0, 8)}`, createdAt: now, updatedAt: now })
-    .run();
+  await services.db.write((tx) =>
+    tx
+      .insert(tx.t.serviceAccounts)
+      .values({ id, name: `Owner ${id.slice(0, 8)}`, createdAt: now, updatedAt: now }),
+  );
   return id;
 }
 
-export function setup(start = "2026-01-15T09:00:00.000Z"): Setup {
+export async function setup(start = "2026-01-15T09:00:00.000Z"): Promise<Setup> {
   const clock = createFakeClock(start);
-  const services = createTestServices({ clock });
-  return { services, clock, accountId: insertServiceAccount(services) };
+  const services = await createTestServices({ clock });
+  return { services, clock, accountId: await insertServiceAccount(services) };
 }
 
 /** An active, verified endpoint: every account event gets a pending delivery row for it. */
-export function addVerifiedEndpoint(services: Services, serviceAccountId: string): string {
+export async function addVerifiedEndpoint(
+  services: Services,
+  serviceAccountId: string,
+): Promise<string> {
   const id = newId();
   const now = services.clock.now();
-  services.db
-    .insert(webhookEndpoints)
-    .values({
+  await services.db.write((tx) =>
+    tx.insert(tx.t.webhookEndpoints).values({
       id,
       serviceAccountId,
       url: `https://hooks.example.com/${id}`,
@@ -59,8 +51,8 @@ export function addVerifiedEndpoint(services: Services, serviceAccountId: string
       verifiedAt: now,
       createdAt: now,
       updatedAt: now,
-    })
-    .run();
+    }),
+  );
   return id;
 }
 
@@ -73,43 +65,45 @@ export interface StoredEvent {
   data: Record<string, unknown>;
 }
 
-export function storedEvents(services: Services): StoredEvent[] {
-  return services.db
+/** Events in the order they were written (ids are time-ordered). */
+export async function storedEvents(services: Services): Promise<StoredEvent[]> {
+  const { events } = services.db.t;
+  const rows = await services.db
     .select()
     .from(events)
-    .orderBy(asc(events.createdAt), asc(sql`rowid`))
-    .all()
-    .map((row) => JSON.parse(row.body) as StoredEvent);
+    .orderBy(asc(events.createdAt), asc(events.id));
+  return rows.map((row) => JSON.parse(row.body) as StoredEvent);
 }
 
 /** Every row of the bank-data and event tables, to prove that nothing changed. */
-export function tableContents(services: Services) {
+export async function tableContents(services: Services) {
   const db = services.db;
+  const { connections, bankAccounts, balances, transactions, events, deliveries } = db.t;
   return {
-    connections: db.select().from(connections).orderBy(asc(connections.id)).all(),
-    accounts: db.select().from(bankAccounts).orderBy(asc(bankAccounts.id)).all(),
-    balances: db.select().from(balances).orderBy(asc(balances.accountId)).all(),
-    transactions: db.select().from(transactions).orderBy(asc(transactions.id)).all(),
-    events: db.select().from(events).orderBy(asc(events.id)).all(),
-    deliveries: db.select().from(deliveries).orderBy(asc(deliveries.id)).all(),
+    connections: await db.select().from(connections).orderBy(asc(connections.id)),
+    accounts: await db.select().from(bankAccounts).orderBy(asc(bankAccounts.id)),
+    balances: await db.select().from(balances).orderBy(asc(balances.accountId)),
+    transactions: await db.select().from(transactions).orderBy(asc(transactions.id)),
+    events: await db.select().from(events).orderBy(asc(events.id)),
+    deliveries: await db.select().from(deliveries).orderBy(asc(deliveries.id)),
   };
 }
 
-export function syncRunRows(services: Services) {
-  return services.db.select().from(syncRuns).orderBy(asc(syncRuns.startedAt)).all();
+export async function syncRunRows(services: Services) {
+  const { syncRuns } = services.db.t;
+  return services.db.select().from(syncRuns).orderBy(asc(syncRuns.startedAt), asc(syncRuns.id));
 }
 
 /** Inserts a connection read by the scripted provider (registered under the sandbox name). */
-export function insertConnection(
+export async function insertConnection(
   services: Services,
   serviceAccountId: string,
   status: ConnectionStatus = "linked",
-): string {
+): Promise<string> {
   const id = newId();
   const now = services.clock.now();
-  services.db
-    .insert(connections)
-    .values({
+  await services.db.write((tx) =>
+    tx.insert(tx.t.connections).values({
       id,
       serviceAccountId,
       provider: "sandbox",
@@ -118,8 +112,8 @@ export function insertConnection(
       status,
       createdAt: now,
       updatedAt: now,
-    })
-    .run();
+    }),
+  );
   return id;
 }
 
@@ -129,6 +123,8 @@ export interface ScriptedBank {
   failWith?: string;
   /** When set, reads wait for it (to hold a sync in flight). */
   gate?: Promise<void>;
+  /** How many reads have started (a sync holding its lease has reached the provider). */
+  readsStarted: number;
   accounts: AccountRecord[];
   balances: Map<string, BalanceRecord>;
   transactions: Map<string, TransactionRecord[]>;
@@ -184,9 +180,11 @@ export function scriptedProvider(): { bank: ScriptedBank; provider: BankProvider
     balances: new Map(),
     transactions: new Map(),
     sinceSeen: [],
+    readsStarted: 0,
   };
   const guard = async () => {
-    if (bank.gate) await bank.gate;
+    bank.readsStarted++;
+    if (bank.gate !== undefined) await bank.gate;
     if (bank.failWith) throw new Error(bank.failWith);
   };
   const provider: BankProvider = {

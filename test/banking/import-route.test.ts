@@ -7,7 +7,7 @@ import { portalClient, signedInOwner } from "../support/portal.ts";
 import { startTestServer } from "../support/server.ts";
 import { setup, tableContents } from "./helpers.ts";
 
-const s = setup();
+const s = await setup();
 const server = startTestServer(s.services);
 afterAll(() => server.stop());
 const operator = await signedInOwner(s.services, server.baseUrl, { isOperator: true });
@@ -34,7 +34,7 @@ describe("operator import route (same JSON as svc import)", () => {
     const owner = await signedInOwner(s.services, server.baseUrl);
     const refused = await owner.client.request("POST", path(), validFixture);
     expect(refused.status).toBe(403);
-    expect(tableContents(s.services).connections).toHaveLength(0);
+    expect((await tableContents(s.services)).connections).toHaveLength(0);
   });
 
   test("imports a document, then the same document again changes nothing", async () => {
@@ -46,14 +46,14 @@ describe("operator import route (same JSON as svc import)", () => {
       newTransactions: 4,
       eventsRaised: 6,
     });
-    const before = tableContents(s.services);
+    const before = await tableContents(s.services);
     const again = await post(JSON.stringify(validFixture));
     expect(await again.json()).toMatchObject({ newTransactions: 0, eventsRaised: 0 });
-    expect(tableContents(s.services)).toEqual(before);
+    expect(await tableContents(s.services)).toEqual(before);
   });
 
   test("an invalid document answers 400 with every problem and writes nothing", async () => {
-    const before = tableContents(s.services);
+    const before = await tableContents(s.services);
     const response = await post(JSON.stringify(invalidFixture));
     expect(response.status).toBe(400);
     const { error } = await response.json();
@@ -64,7 +64,7 @@ describe("operator import route (same JSON as svc import)", () => {
       recordId: "bad-amount",
       message: 'must be a signed decimal string such as "-12.30"',
     });
-    expect(tableContents(s.services)).toEqual(before);
+    expect(await tableContents(s.services)).toEqual(before);
   });
 
   test("a body that is not JSON, the wrong content type and a bad account id are clear 400s", async () => {

@@ -1,19 +1,22 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { eq } from "drizzle-orm";
-import { importBankData } from "../../src/banking/import/ingest.ts";
+import { importBankData, importBatchAccounts } from "../../src/banking/import/ingest.ts";
 import { ImportRejected } from "../../src/banking/import/validate.ts";
-import { balances, bankAccounts, connections, transactions } from "../../src/db/schema.ts";
+import { failingWrite } from "../support/failing-db.ts";
+import { tables } from "../support/tables.ts";
+
+const { balances, bankAccounts, transactions } = tables;
+
 import invalidFixture from "../fixtures/import/invalid.json" with { type: "json" };
 import validFixture from "../fixtures/import/valid.json" with { type: "json" };
 import { addVerifiedEndpoint, setup, storedEvents, tableContents } from "./helpers.ts";
 
 const clone = <T>(value: T): T => structuredClone(value);
 
-function rejection(run: () => unknown): ImportRejected {
+async function rejection(run: () => unknown): Promise<ImportRejected> {
   try {
-    run();
+    await run();
   } catch (error) {
     if (error instanceof ImportRejected) return error;
     throw error;
@@ -22,10 +25,10 @@ function rejection(run: () => unknown): ImportRejected {
 }
 
 describe("operator ingest: a valid document", () => {
-  test("creates connections, accounts, balances and transactions and raises their events", () => {
-    const s = setup();
-    addVerifiedEndpoint(s.services, s.accountId);
-    const result = importBankData(s.services, s.accountId, clone(validFixture));
+  test("creates connections, accounts, balances and transactions and raises their events", async () => {
+    const s = await setup();
+    await addVerifiedEndpoint(s.services, s.accountId);
+    const result = await importBankData(s.services, s.accountId, clone(validFixture));
     expect(result.newTransactions).toBe(4);
     expect(result.connections.map((c) => [c.externalId, c.created, c.status])).toEqual([
       ["acme-conn-1", true, "linked"],
@@ -33,7 +36,7 @@ describe("operator ingest: a valid document", () => {
     ]);
     const [checking, wallet] = result.connections[0]?.accounts ?? [];
     const at = s.clock.now().toISOString();
-    expect(storedEvents(s.services).map((e) => [e.type, e.data])).toEqual([
+    expect((await storedEvents(s.services)).map((e) => [e.type, e.data])).toEqual([
       [
         "connection.status.changed",
         {
@@ -58,23 +61,22 @@ describe("operator ingest: a valid document", () => {
       ],
     ]);
     expect(result.eventsRaised).toBe(6);
-    expect(tableContents(s.services).deliveries).toHaveLength(6);
+    expect((await tableContents(s.services)).deliveries).toHaveLength(6);
   });
 
-  test("stores amounts normalised to the currency, IBANs without spaces, masks derived from the IBAN", () => {
-    const s = setup();
-    importBankData(s.services, s.accountId, clone(validFixture));
-    const accounts = s.services.db.select().from(bankAccounts).all();
+  test("stores amounts normalised to the currency, IBANs without spaces, masks derived from the IBAN", async () => {
+    const s = await setup();
+    await importBankData(s.services, s.accountId, clone(validFixture));
+    const accounts = await s.services.db.select().from(bankAccounts);
     expect(accounts.map((a) => [a.externalId, a.iban, a.mask, a.currency, a.institution])).toEqual([
       ["acme-acc-checking", "DE89370400440532013000", "3000", "EUR", "Acme Bank"],
       ["acme-acc-jpy", null, "7781", "JPY", "Acme Bank"],
     ]);
     const amounts = Object.fromEntries(
-      s.services.db
-        .select()
-        .from(transactions)
-        .all()
-        .map((t) => [t.externalId, [t.amount, t.currency, t.status]]),
+      (await s.services.db.select().from(transactions)).map((t) => [
+        t.externalId,
+        [t.amount, t.currency, t.status],
+      ]),
     );
     expect(amounts).toEqual({
       "acme-tx-1": ["-42.10", "EUR", "booked"],
@@ -82,40 +84,42 @@ describe("operator ingest: a valid document", () => {
       "acme-tx-3": ["-19.99", "EUR", "pending"],
       "acme-tx-jp-1": ["-1200", "JPY", "booked"],
     });
-    const stored = s.services.db.select().from(balances).all();
+    const stored = await s.services.db.select().from(balances);
     expect(stored.map((b) => [b.current, b.available, b.currency, b.asOf.toISOString()])).toEqual([
       ["2500.50", "2450.50", "EUR", "2026-01-15T08:00:00.000Z"],
       ["15000", null, "JPY", "2026-01-14T23:00:00.000Z"],
     ]);
   });
 
-  test("importing the same document again changes nothing and raises no event", () => {
-    const s = setup();
-    addVerifiedEndpoint(s.services, s.accountId);
-    importBankData(s.services, s.accountId, clone(validFixture));
-    const before = tableContents(s.services);
+  test("importing the same document again changes nothing and raises no event", async () => {
+    const s = await setup();
+    await addVerifiedEndpoint(s.services, s.accountId);
+    await importBankData(s.services, s.accountId, clone(validFixture));
+    const before = await tableContents(s.services);
     s.clock.advance(3_600_000);
-    const again = importBankData(s.services, s.accountId, clone(validFixture));
+    const again = await importBankData(s.services, s.accountId, clone(validFixture));
     expect(again).toMatchObject({ newTransactions: 0, eventsRaised: 0 });
     expect(again.connections.every((c) => !c.created && !c.statusChanged)).toBe(true);
-    expect(tableContents(s.services)).toEqual(before);
+    expect(await tableContents(s.services)).toEqual(before);
   });
 
-  test("the same amounts written differently are the same amounts", () => {
-    const s = setup();
-    importBankData(s.services, s.accountId, clone(validFixture));
+  test("the same amounts written differently are the same amounts", async () => {
+    const s = await setup();
+    await importBankData(s.services, s.accountId, clone(validFixture));
     const respelled = clone(validFixture);
     const checking = respelled.connections[0]?.accounts[0];
     if (!checking?.balance || !checking.transactions[0]) throw new Error("fixture changed");
     checking.balance.current = "2500.500";
     checking.transactions[0].amount = "-42.10";
-    expect(importBankData(s.services, s.accountId, respelled)).toMatchObject({ eventsRaised: 0 });
+    expect(await importBankData(s.services, s.accountId, respelled)).toMatchObject({
+      eventsRaised: 0,
+    });
   });
 
-  test("a later document with new transactions, a new balance and a new status raises exactly those events", () => {
-    const s = setup();
-    const first = importBankData(s.services, s.accountId, clone(validFixture));
-    const before = storedEvents(s.services).length;
+  test("a later document with new transactions, a new balance and a new status raises exactly those events", async () => {
+    const s = await setup();
+    const first = await importBankData(s.services, s.accountId, clone(validFixture));
+    const before = (await storedEvents(s.services)).length;
     s.clock.advance(3_600_000);
     const next = clone(validFixture);
     const conn = next.connections[0];
@@ -142,15 +146,11 @@ describe("operator ingest: a valid document", () => {
       } as never,
     );
     conn.status = "suspended";
-    const result = importBankData(s.services, s.accountId, next);
+    const result = await importBankData(s.services, s.accountId, next);
     // acme-tx-4 books the pending acme-tx-3: linked, not counted.
     expect(result.newTransactions).toBe(1);
     const checkingId = first.connections[0]?.accounts[0]?.accountId;
-    expect(
-      storedEvents(s.services)
-        .slice(before)
-        .map((e) => [e.type, e.data]),
-    ).toEqual([
+    expect((await storedEvents(s.services)).slice(before).map((e) => [e.type, e.data])).toEqual([
       [
         "connection.status.changed",
         {
@@ -168,41 +168,46 @@ describe("operator ingest: a valid document", () => {
         { account_id: checkingId, fetched_at: s.clock.now().toISOString() },
       ],
     ]);
-    const rows = s.services.db.select().from(transactions).all();
+    const rows = await s.services.db.select().from(transactions);
     const booked = rows.find((r) => r.externalId === "acme-tx-4");
     expect(rows.find((r) => r.externalId === "acme-tx-3")?.bookedTransactionId).toBe(
       booked?.id as string,
     );
   });
 
-  test("connections are per service account: another account importing the same ids gets its own", () => {
-    const s = setup();
-    const other = setup();
-    importBankData(s.services, s.accountId, clone(validFixture));
-    const second = importBankData(s.services, s.accountId, clone(validFixture));
+  test("connections are per service account: another account importing the same ids gets its own", async () => {
+    const s = await setup();
+    const other = await setup();
+    await importBankData(s.services, s.accountId, clone(validFixture));
+    const second = await importBankData(s.services, s.accountId, clone(validFixture));
     expect(second.connections.every((c) => !c.created)).toBe(true);
     expect(
-      importBankData(other.services, other.accountId, clone(validFixture)).connections[0]?.created,
+      (await importBankData(other.services, other.accountId, clone(validFixture))).connections[0]
+        ?.created,
     ).toBe(true);
   });
 });
 
 describe("operator ingest: the documented format", () => {
-  test("the example in README.md is a valid document", () => {
+  test("the example in README.md is a valid document", async () => {
     const readme = readFileSync(join(import.meta.dir, "../../README.md"), "utf8");
     const example = readme.match(/### Operator ingest format\n\n```json\n([\s\S]*?)\n```/)?.[1];
     expect(example).toBeDefined();
-    const s = setup();
-    expect(importBankData(s.services, s.accountId, JSON.parse(example as string))).toMatchObject({
+    const s = await setup();
+    expect(
+      await importBankData(s.services, s.accountId, JSON.parse(example as string)),
+    ).toMatchObject({
       newTransactions: 1,
     });
   });
 });
 
 describe("operator ingest: an invalid document is rejected whole", () => {
-  test("every bad record is named with its path, id and reason, and nothing is written", () => {
-    const s = setup();
-    const error = rejection(() => importBankData(s.services, s.accountId, clone(invalidFixture)));
+  test("every bad record is named with its path, id and reason, and nothing is written", async () => {
+    const s = await setup();
+    const error = await rejection(() =>
+      importBankData(s.services, s.accountId, clone(invalidFixture)),
+    );
     expect(error.code).toBe("invalid_request");
     const problems = error.problems.map((p) => `${p.path} [${p.recordId}] ${p.message}`);
     expect(problems).toEqual([
@@ -217,14 +222,14 @@ describe("operator ingest: an invalid document is rejected whole", () => {
     ]);
     expect(error.message).toContain("nothing was written: 6 problems");
     expect(error.toBody().error.problems).toHaveLength(6);
-    const contents = tableContents(s.services);
+    const contents = await tableContents(s.services);
     expect(contents.connections).toHaveLength(0);
     expect(contents.transactions).toHaveLength(0);
     expect(contents.events).toHaveLength(0);
   });
 
-  test("ids used twice and pending links that cannot be are reported per record", () => {
-    const s = setup();
+  test("ids used twice and pending links that cannot be are reported per record", async () => {
+    const s = await setup();
     const doc = clone(validFixture);
     const checking = doc.connections[0]?.accounts[0];
     if (!checking) throw new Error("fixture changed");
@@ -234,7 +239,7 @@ describe("operator ingest: an invalid document is rejected whole", () => {
       { ...checking.transactions[1], id: "self", pending_id: "self" } as never,
     );
     doc.connections.push(clone(doc.connections[1]) as never);
-    const error = rejection(() => importBankData(s.services, s.accountId, doc));
+    const error = await rejection(() => importBankData(s.services, s.accountId, doc));
     expect(error.problems.map((p) => [p.path, p.recordId, p.message])).toEqual([
       ["connections[2].id", "acme-conn-2", "id is used again (first at index 1)"],
       [
@@ -253,36 +258,78 @@ describe("operator ingest: an invalid document is rejected whole", () => {
         "must name another transaction",
       ],
     ]);
-    expect(tableContents(s.services).connections).toHaveLength(0);
+    expect((await tableContents(s.services)).connections).toHaveLength(0);
   });
 
-  test("a document that is not the expected shape says what it expected", () => {
-    const s = setup();
+  test("a document that is not the expected shape says what it expected", async () => {
+    const s = await setup();
     for (const bad of [null, [], { connections: [] }, { connection: [] }]) {
-      const error = rejection(() => importBankData(s.services, s.accountId, bad));
+      const error = await rejection(() => importBankData(s.services, s.accountId, bad));
       expect(error.problems.length).toBeGreaterThan(0);
     }
   });
 
-  test("an unknown service account is not_found", () => {
-    const s = setup();
-    expect(() =>
+  test("an unknown service account is not_found", async () => {
+    const s = await setup();
+    await expect(
       importBankData(s.services, "6f1c0000-0000-4000-8000-000000000000", clone(validFixture)),
-    ).toThrow(expect.objectContaining({ code: "not_found" }));
+    ).rejects.toThrow(expect.objectContaining({ code: "not_found" }));
   });
 
-  test("a failure inside the import transaction leaves nothing of the document", () => {
-    const s = setup();
-    s.services.database.sqlite.exec(
-      "CREATE TEMP TRIGGER fail_second_connection BEFORE INSERT ON connections WHEN (SELECT count(*) FROM connections) >= 1 BEGIN SELECT RAISE(ABORT, 'injected'); END",
+  test("a failure in the middle leaves the batches before it whole (data with its events), and running the import again completes it", async () => {
+    const clean = await setup();
+    await importBankData(clean.services, clean.accountId, clone(validFixture));
+    const expected = await tableContents(clean.services);
+
+    const s = await setup();
+    // The second batch (the second connection) fails inside its transaction.
+    const failing = { ...s.services, db: failingWrite(s.services.db, 2, "injected") };
+    await expect(importBankData(failing, s.accountId, clone(validFixture))).rejects.toThrow(
+      "injected",
     );
-    expect(() => importBankData(s.services, s.accountId, clone(validFixture))).toThrow("injected");
-    const contents = tableContents(s.services);
-    expect(contents.connections).toHaveLength(0);
-    expect(contents.transactions).toHaveLength(0);
-    expect(contents.events).toHaveLength(0);
-    expect(
-      s.services.db.select().from(connections).where(eq(connections.provider, "import")).all(),
-    ).toHaveLength(0);
+    const partial = await tableContents(s.services);
+    expect(partial.connections.map((c) => c.externalId)).toEqual(["acme-conn-1"]);
+    expect(partial.transactions).toHaveLength(4);
+    // The first connection's events are there, with its data; none of the second's.
+    expect(partial.events.length).toBeGreaterThan(0);
+    expect(partial.events.every((e) => !e.body.includes("expired"))).toBe(true);
+
+    await importBankData(s.services, s.accountId, clone(validFixture));
+    const completed = await tableContents(s.services);
+    expect(completed.connections.map((c) => c.externalId).sort()).toEqual(
+      expected.connections.map((c) => c.externalId).sort(),
+    );
+    expect(completed.transactions).toHaveLength(expected.transactions.length);
+    const types = (events: typeof expected.events) => events.map((e) => e.type).sort();
+    expect(types(completed.events)).toEqual(types(expected.events));
+  });
+
+  test("a connection whose accounts span several batches is announced once, when its last batch is in, also when a crash came in between", async () => {
+    const s = await setup();
+    const accounts = Array.from({ length: importBatchAccounts + 5 }, (_, i) => ({
+      id: `many-${i}`,
+      name: `Account ${i}`,
+      type: "current",
+      currency: "EUR",
+    }));
+    const document = {
+      connections: [{ id: "big", institution: "Big Bank", status: "linked", accounts }],
+    };
+    const failing = { ...s.services, db: failingWrite(s.services.db, 2, "injected") };
+    await expect(importBankData(failing, s.accountId, structuredClone(document))).rejects.toThrow(
+      "injected",
+    );
+    const announcements = async () =>
+      (await storedEvents(s.services)).filter((e) => e.type === "connection.status.changed");
+    expect(await announcements()).toHaveLength(0);
+    await importBankData(s.services, s.accountId, structuredClone(document));
+    const [announced] = await announcements();
+    expect(await announcements()).toHaveLength(1);
+    expect((announced?.data as { account_ids: string[] } | undefined)?.account_ids).toHaveLength(
+      accounts.length,
+    );
+    // Again: nothing new, no second announcement.
+    await importBankData(s.services, s.accountId, structuredClone(document));
+    expect(await announcements()).toHaveLength(1);
   });
 });

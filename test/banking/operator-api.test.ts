@@ -11,8 +11,10 @@ import { writeTokenFile } from "../support/token-file.ts";
 import { insertServiceAccount, tableContents } from "./helpers.ts";
 
 const token = randomBase64Url(32);
-const services = createTestServices({ config: { operatorTokenFile: writeTokenFile(token).path } });
-const accountId = insertServiceAccount(services);
+const services = await createTestServices({
+  config: { operatorTokenFile: writeTokenFile(token).path },
+});
+const accountId = await insertServiceAccount(services);
 const server: TestServer = startTestServer(services);
 afterAll(() => server.stop());
 
@@ -39,7 +41,7 @@ describe("operator API", () => {
       expect(body.error.code).toBe("not_authenticated");
       expect(body.error.message).toContain("operatorTokenFile");
     }
-    expect(tableContents(services).connections).toHaveLength(0);
+    expect((await tableContents(services)).connections).toHaveLength(0);
   });
 
   test("with the token it imports the same JSON as svc import and answers its summary; again, nothing changes", async () => {
@@ -67,7 +69,7 @@ describe("operator API", () => {
   });
 
   test("without operatorTokenFile /operator does not exist (404 not_found)", async () => {
-    const plain = createApp(createTestServices());
+    const plain = createApp(await createTestServices());
     const response = await plain.request(`/operator/import?account=${accountId}`, {
       method: "POST",
       headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
@@ -77,13 +79,16 @@ describe("operator API", () => {
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe("not_found");
   });
 
-  test("a token file with a short or spaced token stops the app with a config error", () => {
+  test("a token file with a short or spaced token stops the app with a config error", async () => {
     for (const bad of ["short", `${"a".repeat(20)} ${"b".repeat(20)}`]) {
       const config = { operatorTokenFile: writeTokenFile(bad).path };
-      expect(() => createApp(createTestServices({ config }))).toThrow(ConfigError);
-      expect(() => createApp(createTestServices({ config }))).toThrow(
-        /operatorTokenFile .*at least 32/,
-      );
+      const services = await createTestServices({ config });
+      try {
+        expect(() => createApp(services)).toThrow(ConfigError);
+        expect(() => createApp(services)).toThrow(/operatorTokenFile .*at least 32/);
+      } finally {
+        await services.database.close();
+      }
     }
   });
 });

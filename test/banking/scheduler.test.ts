@@ -7,15 +7,13 @@ import { setup, syncRunRows } from "./helpers.ts";
 
 describe("the sync schedule", () => {
   test("a pass syncs every pullable connection, skips operator-ingest ones and honours the minimum interval", async () => {
-    const s = setup();
+    const s = await setup();
     const a = await connectSandbox(s.services, { serviceAccountId: s.accountId, seed: 1 });
     const b = await connectSandbox(s.services, { serviceAccountId: s.accountId, seed: 2 });
-    importBankData(s.services, s.accountId, structuredClone(validFixture));
+    await importBankData(s.services, s.accountId, structuredClone(validFixture));
     await runScheduledSync(s.services);
     expect(
-      syncRunRows(s.services)
-        .map((r) => [r.connectionId, r.trigger, r.outcome])
-        .sort(),
+      (await syncRunRows(s.services)).map((r) => [r.connectionId, r.trigger, r.outcome]).sort(),
     ).toEqual(
       [
         [a.id, "schedule", "succeeded"],
@@ -25,14 +23,14 @@ describe("the sync schedule", () => {
     // Within the sandbox's one-minute minimum interval nothing runs.
     s.clock.advance(30_000);
     await runScheduledSync(s.services);
-    expect(syncRunRows(s.services)).toHaveLength(2);
+    expect(await syncRunRows(s.services)).toHaveLength(2);
     s.clock.advance(15 * 60_000);
     await runScheduledSync(s.services);
-    expect(syncRunRows(s.services)).toHaveLength(4);
+    expect(await syncRunRows(s.services)).toHaveLength(4);
   });
 
   test("the scheduler worker uses config.syncSchedule and stops cleanly", async () => {
-    const s = setup();
+    const s = await setup();
     const worker = startSyncScheduler({
       ...s.services,
       config: { ...s.services.config, syncSchedule: "0 0 1 1 *" },

@@ -1,13 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { syncConnection } from "../../src/banking/sync.ts";
-import {
-  balances,
-  bankAccounts,
-  connections,
-  deliveries,
-  transactions,
-} from "../../src/db/schema.ts";
+import { failingInserts } from "../support/failing-db.ts";
+import { tables } from "../support/tables.ts";
+
+const { balances, bankAccounts, connections, deliveries, syncRuns, transactions } = tables;
+
 import { ApiError } from "../../src/http/errors.ts";
 import { silentLogger } from "../../src/log.ts";
 import { openServices } from "../../src/services.ts";
@@ -37,10 +35,13 @@ async function linkedBank(options: { endpoint?: boolean } = {}) {
     txn("t2", { amount: "2500.00", description: "Salary" }),
   ]);
   bank.transactions.set("acc-2", [txn("s1", { amount: "50.00" })]);
-  const connectionId = insertConnection(s.services, s.accountId);
-  if (options.endpoint) addVerifiedEndpoint(s.services, s.accountId);
-  const sync = (extra: { force?: boolean; trigger?: "schedule" | "cli" } = {}) =>
-    syncConnection(s.services, connectionId, {
+  const connectionId = await insertConnection(s.services, s.accountId);
+  if (options.endpoint) await addVerifiedEndpoint(s.services, s.accountId);
+  const sync = (
+    extra: { force?: boolean; trigger?: "schedule" | "cli" } = {},
+    db = s.services.db,
+  ) =>
+    syncConnection({ ...s.services, db }, connectionId, {
       trigger: extra.trigger ?? "cli",
       force: extra.force ?? true,
       providers: { sandbox: provider },
@@ -48,14 +49,15 @@ async function linkedBank(options: { endpoint?: boolean } = {}) {
   return { ...s, bank, provider, connectionId, sync };
 }
 
-function accountIdOf(s: Setup, connectionId: string, externalId: string): string {
-  const found = s.services.db
-    .select({ id: bankAccounts.id })
-    .from(bankAccounts)
-    .where(
-      and(eq(bankAccounts.connectionId, connectionId), eq(bankAccounts.externalId, externalId)),
-    )
-    .get();
+async function accountIdOf(s: Setup, connectionId: string, externalId: string): Promise<string> {
+  const found = (
+    await s.services.db
+      .select({ id: bankAccounts.id })
+      .from(bankAccounts)
+      .where(
+        and(eq(bankAccounts.connectionId, connectionId), eq(bankAccounts.externalId, externalId)),
+      )
+  )[0];
   if (!found) throw new Error(`no account ${externalId}`);
   return found.id;
 }
@@ -65,14 +67,14 @@ describe("first sync", () => {
     const s = await linkedBank({ endpoint: true });
     const result = await s.sync();
     expect(result).toMatchObject({ outcome: "succeeded", newTransactions: 3, eventsRaised: 4 });
-    const contents = tableContents(s.services);
+    const contents = await tableContents(s.services);
     expect(contents.accounts).toHaveLength(2);
     expect(contents.transactions).toHaveLength(3);
     expect(contents.balances).toHaveLength(2);
-    const acc1 = accountIdOf(s, s.connectionId, "acc-1");
-    const acc2 = accountIdOf(s, s.connectionId, "acc-2");
+    const acc1 = await accountIdOf(s, s.connectionId, "acc-1");
+    const acc2 = await accountIdOf(s, s.connectionId, "acc-2");
     const fetchedAt = s.clock.now().toISOString();
-    expect(storedEvents(s.services).map((e) => [e.type, e.data])).toEqual([
+    expect((await storedEvents(s.services)).map((e) => [e.type, e.data])).toEqual([
       ["account.transactions.available", { account_id: acc1, fetched_at: fetchedAt, new_count: 2 }],
       ["account.balance.updated", { account_id: acc1, fetched_at: fetchedAt }],
       ["account.transactions.available", { account_id: acc2, fetched_at: fetchedAt, new_count: 1 }],
@@ -83,7 +85,7 @@ describe("first sync", () => {
     const connection = contents.connections[0];
     expect(connection?.lastSyncedAt?.toISOString()).toBe(fetchedAt);
     expect(connection?.syncLeaseRunId).toBeNull();
-    expect(syncRunRows(s.services)).toMatchObject([
+    expect(await syncRunRows(s.services)).toMatchObject([
       { outcome: "succeeded", trigger: "cli", newTransactions: 3, eventsRaised: 4 },
     ]);
     expect(s.bank.sinceSeen).toEqual([undefined, undefined]);
@@ -92,9 +94,11 @@ describe("first sync", () => {
   test("the balance event's fetched_at is the stored balances.fetched_at rendered with toISOString()", async () => {
     const s = await linkedBank();
     await s.sync();
-    const acc1 = accountIdOf(s, s.connectionId, "acc-1");
-    const stored = s.services.db.select().from(balances).where(eq(balances.accountId, acc1)).get();
-    const event = storedEvents(s.services).find(
+    const acc1 = await accountIdOf(s, s.connectionId, "acc-1");
+    const stored = (
+      await s.services.db.select().from(balances).where(eq(balances.accountId, acc1))
+    )[0];
+    const event = (await storedEvents(s.services)).find(
       (e) => e.type === "account.balance.updated" && e.data.account_id === acc1,
     );
     expect(event?.data).toMatchObject({ fetched_at: stored?.fetchedAt.toISOString() });
@@ -117,11 +121,11 @@ describe("repeated sync", () => {
   test("with no change at the bank raises no event and writes no data", async () => {
     const s = await linkedBank({ endpoint: true });
     await s.sync();
-    const before = tableContents(s.services);
+    const before = await tableContents(s.services);
     s.clock.advance(15 * 60_000);
     const result = await s.sync();
     expect(result).toMatchObject({ outcome: "succeeded", newTransactions: 0, eventsRaised: 0 });
-    const after = tableContents(s.services);
+    const after = await tableContents(s.services);
     expect(after.events).toEqual(before.events);
     expect(after.deliveries).toEqual(before.deliveries);
     expect(after.transactions).toEqual(before.transactions);
@@ -150,22 +154,20 @@ describe("repeated sync", () => {
     ]);
     const result = await s.sync();
     expect(result).toMatchObject({ outcome: "succeeded", newTransactions: 2, eventsRaised: 1 });
-    const latest = storedEvents(s.services).slice(4);
+    const latest = (await storedEvents(s.services)).slice(4);
     expect(latest.map((e) => [e.type, e.data])).toEqual([
       [
         "account.transactions.available",
         {
-          account_id: accountIdOf(s, s.connectionId, "acc-1"),
+          account_id: await accountIdOf(s, s.connectionId, "acc-1"),
           fetched_at: s.clock.now().toISOString(),
           new_count: 2,
         },
       ],
     ]);
-    const t1 = s.services.db
-      .select()
-      .from(transactions)
-      .where(eq(transactions.externalId, "t1"))
-      .get();
+    const t1 = (
+      await s.services.db.select().from(transactions).where(eq(transactions.externalId, "t1"))
+    )[0];
     expect(t1?.description).toBe("Card payment t1 (corrected)");
   });
 
@@ -176,13 +178,15 @@ describe("repeated sync", () => {
     s.bank.balances.set("acc-1", balance("87.70", { asOf: new Date("2026-01-15T09:10:00Z") }));
     const result = await s.sync();
     expect(result).toMatchObject({ newTransactions: 0, eventsRaised: 1 });
-    const [event] = storedEvents(s.services).slice(4);
-    const acc1 = accountIdOf(s, s.connectionId, "acc-1");
+    const [event] = (await storedEvents(s.services)).slice(4);
+    const acc1 = await accountIdOf(s, s.connectionId, "acc-1");
     expect(event).toMatchObject({
       type: "account.balance.updated",
       data: { account_id: acc1, fetched_at: s.clock.now().toISOString() },
     });
-    const stored = s.services.db.select().from(balances).where(eq(balances.accountId, acc1)).get();
+    const stored = (
+      await s.services.db.select().from(balances).where(eq(balances.accountId, acc1))
+    )[0];
     expect(stored).toMatchObject({ current: "87.70", fetchedAt: s.clock.now() });
   });
 
@@ -209,12 +213,12 @@ describe("pending rows that book", () => {
       txn("B-2"),
     ]);
     expect(await s.sync()).toMatchObject({ newTransactions: 1 });
-    const rows = s.services.db.select().from(transactions).all();
+    const rows = await s.services.db.select().from(transactions);
     const pending = rows.find((r) => r.externalId === "P-1");
     const booked = rows.find((r) => r.externalId === "B-1");
     expect(pending?.bookedTransactionId).toBe(booked?.id as string);
     expect(booked?.bookedTransactionId).toBeNull();
-    const counts = storedEvents(s.services)
+    const counts = (await storedEvents(s.services))
       .filter((e) => e.type === "account.transactions.available")
       .map((e) => (e.data as { new_count: number }).new_count);
     expect(counts).toEqual([1, 1]);
@@ -237,7 +241,7 @@ describe("pending rows that book", () => {
     await s.sync();
     s.bank.transactions.set("acc-1", [txn("X-1", { status: "booked", bookingDate: "2026-01-16" })]);
     expect(await s.sync()).toMatchObject({ newTransactions: 0, eventsRaised: 0 });
-    const row = s.services.db.select().from(transactions).get();
+    const row = (await s.services.db.select().from(transactions))[0];
     expect(row).toMatchObject({ status: "booked", bookingDate: "2026-01-16" });
   });
 });
@@ -255,23 +259,23 @@ describe("a failing provider", () => {
       status: "error",
       error: "upstream answered 503",
     });
-    const connection = s.services.db.select().from(connections).get();
+    const connection = (await s.services.db.select().from(connections))[0];
     expect(connection).toMatchObject({ status: "error", error: "upstream answered 503" });
     expect(connection?.lastSyncedAt).toEqual(syncedAt);
     expect(connection?.syncLeaseRunId).toBeNull();
-    const last = storedEvents(s.services).at(-1);
+    const last = (await storedEvents(s.services)).at(-1);
     expect(last).toMatchObject({
       type: "connection.status.changed",
       data: {
         connection_id: s.connectionId,
         status: "error",
         account_ids: [
-          accountIdOf(s, s.connectionId, "acc-1"),
-          accountIdOf(s, s.connectionId, "acc-2"),
+          await accountIdOf(s, s.connectionId, "acc-1"),
+          await accountIdOf(s, s.connectionId, "acc-2"),
         ],
       },
     });
-    expect(syncRunRows(s.services).at(-1)).toMatchObject({
+    expect((await syncRunRows(s.services)).at(-1)).toMatchObject({
       outcome: "failed",
       error: "upstream answered 503",
     });
@@ -282,19 +286,19 @@ describe("a failing provider", () => {
     await s.sync();
     s.bank.failWith = "timeout talking to the bank";
     await s.sync();
-    const afterFirstFailure = storedEvents(s.services).length;
+    const afterFirstFailure = (await storedEvents(s.services)).length;
     s.clock.advance(24 * 3_600_000);
     await s.sync();
-    expect(storedEvents(s.services)).toHaveLength(afterFirstFailure);
+    expect(await storedEvents(s.services)).toHaveLength(afterFirstFailure);
     s.bank.failWith = undefined;
     s.clock.advance(24 * 3_600_000);
     const result = await s.sync();
     expect(result).toMatchObject({ outcome: "succeeded", status: "linked" });
-    expect(storedEvents(s.services).at(-1)).toMatchObject({
+    expect((await storedEvents(s.services)).at(-1)).toMatchObject({
       type: "connection.status.changed",
       data: { status: "linked" },
     });
-    expect(s.services.db.select().from(connections).get()?.error).toBeNull();
+    expect((await s.services.db.select().from(connections))[0]?.error).toBeNull();
     // last_synced_at stayed at the first sync (2026-01-15), so the window starts 7 days before it.
     expect(s.bank.sinceSeen.at(-1)).toBe("2026-01-08");
   });
@@ -304,9 +308,9 @@ describe("a failing provider", () => {
     s.bank.status = { status: "expired" };
     const result = await s.sync();
     expect(result).toMatchObject({ outcome: "succeeded", status: "expired", newTransactions: 0 });
-    expect(tableContents(s.services).transactions).toHaveLength(0);
-    expect(s.services.db.select().from(connections).get()?.lastSyncedAt).toBeNull();
-    expect(storedEvents(s.services).map((e) => e.data)).toEqual([
+    expect((await tableContents(s.services)).transactions).toHaveLength(0);
+    expect((await s.services.db.select().from(connections))[0]?.lastSyncedAt).toBeNull();
+    expect((await storedEvents(s.services)).map((e) => e.data)).toEqual([
       { connection_id: s.connectionId, status: "expired", account_ids: [] },
     ]);
   });
@@ -317,7 +321,7 @@ describe("a failing provider", () => {
     const result = await s.sync();
     expect(result.outcome).toBe("failed");
     expect(result).toMatchObject({ error: expect.stringContaining("transaction of acc-1") });
-    expect(tableContents(s.services).transactions).toHaveLength(0);
+    expect((await tableContents(s.services)).transactions).toHaveLength(0);
   });
 });
 
@@ -326,15 +330,13 @@ describe("transactional outbox", () => {
     const s = await linkedBank({ endpoint: true });
     // Inject the failure at the first event write: by then every account, balance and
     // transaction of the sync has been written in the same transaction.
-    s.services.database.sqlite.exec(
-      "CREATE TEMP TRIGGER fail_event_write BEFORE INSERT ON events BEGIN SELECT RAISE(ABORT, 'injected failure'); END",
-    );
-    const result = await s.sync();
+    const failing = failingInserts(s.services.db, "events");
+    const result = await s.sync({}, failing.db);
     expect(result).toMatchObject({
       outcome: "failed",
       error: expect.stringContaining("injected failure"),
     });
-    const contents = tableContents(s.services);
+    const contents = await tableContents(s.services);
     expect(contents.accounts).toHaveLength(0);
     expect(contents.balances).toHaveLength(0);
     expect(contents.transactions).toHaveLength(0);
@@ -346,15 +348,15 @@ describe("transactional outbox", () => {
       lastSyncedAt: null,
       syncLeaseRunId: null,
     });
-    expect(syncRunRows(s.services)).toMatchObject([{ outcome: "failed" }]);
+    expect(await syncRunRows(s.services)).toMatchObject([{ outcome: "failed" }]);
 
-    s.services.database.sqlite.exec("DROP TRIGGER fail_event_write");
-    expect(await s.sync()).toMatchObject({
+    failing.disarm();
+    expect(await s.sync({}, failing.db)).toMatchObject({
       outcome: "succeeded",
       newTransactions: 3,
       eventsRaised: 4,
     });
-    expect(s.services.db.select().from(deliveries).all()).toHaveLength(4);
+    expect(await s.services.db.select().from(deliveries)).toHaveLength(4);
   });
 });
 
@@ -366,7 +368,8 @@ describe("never overlapping itself", () => {
       open = resolve;
     });
     const first = s.sync();
-    await Bun.sleep(0);
+    // The first sync holds the lease once it is reading the bank.
+    while (s.bank.readsStarted === 0) await Bun.sleep(1);
     expect(await s.sync()).toEqual({ connectionId: s.connectionId, outcome: "busy" });
     open();
     expect(await first).toMatchObject({ outcome: "succeeded" });
@@ -375,7 +378,7 @@ describe("never overlapping itself", () => {
 
   test("a sync through a second connection to the database file (another process) is refused while one runs", async () => {
     const s = await linkedBank();
-    const other = openServices(s.services.config, {
+    const other = await openServices(s.services.config, {
       clock: s.clock,
       log: silentLogger,
       env: { SVC_MASTER_KEY: testMasterKeyHex },
@@ -386,7 +389,7 @@ describe("never overlapping itself", () => {
         open = resolve;
       });
       const first = s.sync();
-      await Bun.sleep(0);
+      while (s.bank.readsStarted === 0) await Bun.sleep(1);
       const second = await syncConnection(other, s.connectionId, {
         trigger: "cli",
         force: true,
@@ -403,7 +406,7 @@ describe("never overlapping itself", () => {
         }),
       ).toMatchObject({ outcome: "succeeded" });
     } finally {
-      other.database.close();
+      await other.database.close();
     }
   });
 
@@ -411,23 +414,26 @@ describe("never overlapping itself", () => {
     const s = await linkedBank();
     // What another process's sync leaves behind while it runs.
     const otherRun = "0b2f4c1e-0000-4000-8000-000000000001";
-    s.services.database.sqlite
-      .query(
-        "INSERT INTO sync_runs (id, connection_id, trigger, started_at, outcome) VALUES (?, ?, 'schedule', ?, 'running')",
-      )
-      .run(otherRun, s.connectionId, s.clock.now().getTime());
-    s.services.db
-      .update(connections)
-      .set({
+    await s.services.db.write((tx) =>
+      tx.insert(syncRuns).values({
+        id: otherRun,
+        connectionId: s.connectionId,
+        trigger: "schedule",
+        startedAt: s.clock.now(),
+        outcome: "running",
+      }),
+    );
+    await s.services.db.write((tx) =>
+      tx.update(connections).set({
         syncLeaseRunId: otherRun,
         syncLeaseExpiresAt: new Date(s.clock.now().getTime() + 300_000),
-      })
-      .run();
+      }),
+    );
     expect(await s.sync()).toMatchObject({ outcome: "busy" });
     // The other process died: once its lease lapses the sync runs and records it as interrupted.
     s.clock.advance(300_000);
     expect(await s.sync()).toMatchObject({ outcome: "succeeded" });
-    const runs = syncRunRows(s.services);
+    const runs = await syncRunRows(s.services);
     expect(runs.find((r) => r.id === otherRun)).toMatchObject({
       outcome: "failed",
       error: expect.stringContaining("interrupted"),
@@ -459,7 +465,7 @@ describe("minimum interval and errors", () => {
       providers: { sandbox: s.provider },
     });
     await expect(missing).rejects.toMatchObject({ code: "not_found" });
-    s.services.db.update(connections).set({ provider: "import" }).run();
+    await s.services.db.write((tx) => tx.update(connections).set({ provider: "import" }));
     const pushOnly = syncConnection(s.services, s.connectionId, {
       trigger: "cli",
       providers: { sandbox: s.provider },

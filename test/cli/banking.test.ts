@@ -1,7 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { databasePath, openDatabase } from "../../src/db/open.ts";
+import { sql } from "drizzle-orm";
+import { openDatabase } from "../../src/db/open.ts";
 import { runSvc } from "../support/cli.ts";
+import { engineEnvFor } from "../support/engine.ts";
 import { createFakeClock } from "../support/fake-clock.ts";
 import { makeTempDir } from "../support/temp.ts";
 
@@ -19,12 +21,19 @@ async function fixture() {
   const created = await svc("accounts", "create", "--email", "owner@example.com", "--json");
   expect(created.code).toBe(0);
   const accountId = created.json<{ id: string }>().id;
-  const count = (table: string) => {
-    const database = openDatabase(databasePath(join(cwd, "data")));
+  const count = async (table: string) => {
+    const env = await engineEnvFor(cwd);
+    const database = openDatabase({
+      dataDir: join(cwd, "data"),
+      databaseUrl: env.SVC_DATABASE_URL,
+    });
     try {
-      return (database.sqlite.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+      const [row] = await database.db.rows<{ n: number | string }>(
+        sql.raw(`SELECT count(*) AS n FROM ${table}`),
+      );
+      return Number(row?.n);
     } finally {
-      database.close();
+      await database.close();
     }
   };
   return { cwd, clock, svc, accountId, count };
@@ -56,9 +65,9 @@ describe("svc sandbox connect, svc sync, svc events list", () => {
         status: "linked",
       }),
     ]);
-    expect(f.count("bank_accounts")).toBe(connection.accounts.length);
-    expect(f.count("balances")).toBe(connection.accounts.length);
-    expect(f.count("transactions")).toBeGreaterThan(100);
+    expect(await f.count("bank_accounts")).toBe(connection.accounts.length);
+    expect(await f.count("balances")).toBe(connection.accounts.length);
+    expect(await f.count("transactions")).toBeGreaterThan(100);
 
     const listed = await f.svc("events", "list", "--account", f.accountId, "--json");
     expect(listed.code).toBe(0);
@@ -197,7 +206,7 @@ describe("svc import", () => {
     expect(rejected.code).toBe(1);
     expect(rejected.stderr).toContain("nothing was written: 6 problems");
     expect(rejected.stderr).toContain('transactions[1].amount (id "bad-amount")');
-    expect(f.count("transactions")).toBe(4);
+    expect(await f.count("transactions")).toBe(4);
 
     const missing = await f.svc("import", "--account", f.accountId, "nope.json");
     expect(missing.code).toBe(2);

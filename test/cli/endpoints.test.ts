@@ -6,6 +6,7 @@ import { silentLogger } from "../../src/log.ts";
 import { openServices } from "../../src/services.ts";
 import { recordAccountEvent } from "../../src/webhooks/events.ts";
 import { runSvc } from "../support/cli.ts";
+import { engineEnvFor } from "../support/engine.ts";
 import { type Receiver, startReceiver } from "../support/receiver.ts";
 import { makeTempDir } from "../support/temp.ts";
 import { lastVerificationCode, testCertificates } from "../support/webhooks.ts";
@@ -84,10 +85,13 @@ describe("svc endpoints", () => {
     expect(enable.stderr).toContain("only a disabled endpoint can be enabled");
 
     // An account event written by another process is pending until a server sends it.
-    const services = openServices(loadConfig({ env: {}, cwd, flags: { dataDir: `${cwd}/data` } }), {
-      log: silentLogger,
-    });
-    const recorded = services.db.transaction((tx) =>
+    const services = await openServices(
+      loadConfig({ env: await engineEnvFor(cwd), cwd, flags: { dataDir: `${cwd}/data` } }),
+      {
+        log: silentLogger,
+      },
+    );
+    const recorded = await services.db.write((tx) =>
       recordAccountEvent(tx, services.clock, {
         serviceAccountId: accountId,
         type: "account.balance.updated",
@@ -97,7 +101,7 @@ describe("svc endpoints", () => {
         },
       }),
     );
-    services.database.close();
+    await services.database.close();
 
     const log = await svc("deliveries", "list", "--endpoint", id, "--json");
     const deliveries =

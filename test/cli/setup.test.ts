@@ -7,6 +7,7 @@ import { loadConfig } from "../../src/config.ts";
 import { silentLogger } from "../../src/log.ts";
 import { openServices } from "../../src/services.ts";
 import { runSvc } from "../support/cli.ts";
+import { engineEnvFor } from "../support/engine.ts";
 import { makeTempDir } from "../support/temp.ts";
 
 function passwordFile(dir: string, password: string): string {
@@ -50,13 +51,13 @@ describe("svc setup without a terminal", () => {
     });
     expect(statSync(join(dataDir, "svc.json")).mode & 0o777).toBe(0o600);
     expect(statSync(join(dataDir, "master.key")).mode & 0o777).toBe(0o600);
-    const config = loadConfig({ env: {}, cwd, flags: { dataDir: "state" } });
+    const config = loadConfig({ env: await engineEnvFor(cwd), cwd, flags: { dataDir: "state" } });
     expect(config.baseUrl).toBe("https://bank-api.example.com");
-    const services = openServices(config, { log: silentLogger });
-    const user = findUserByEmail(services.db, "ops@example.com");
+    const services = await openServices(config, { log: silentLogger });
+    const user = await findUserByEmail(services.db, "ops@example.com");
     expect(user?.isOperator).toBe(true);
     expect(await verifyPassword("correct horse battery", user?.passwordHash ?? "")).toBe(true);
-    services.database.close();
+    await services.database.close();
   });
 
   test("run again, it keeps the master key and the operator and changes nothing else", async () => {

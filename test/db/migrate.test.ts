@@ -1,10 +1,18 @@
+// Migrations of both engines, from the SQL embedded at build time (the compiled binary's own
+// migration is proven in test/e2e/binary.test.ts).
 import { describe, expect, test } from "bun:test";
 import { statSync } from "node:fs";
-import { join } from "node:path";
-import { MigrationError, migrateDatabase } from "../../src/db/migrate.ts";
+import { dirname } from "node:path";
+import { sql } from "drizzle-orm";
+import {
+  MigrationError,
+  migrateDatabase,
+  migratePostgres,
+  migrateSqlite,
+} from "../../src/db/migrate.ts";
 import { readMigrationFolder } from "../../src/db/migration-files.ts";
-import { openDatabase } from "../../src/db/open.ts";
-import { makeTempDir } from "../support/temp.ts";
+import { type AnyDatabase, openDatabase } from "../../src/db/open.ts";
+import { openTestDatabase, testEngine } from "../support/engine.ts";
 
 const expectedTables = [
   "service_accounts",
@@ -26,88 +34,136 @@ const expectedTables = [
   "instance_meta",
 ];
 
-function tables(path: string): string[] {
-  const database = openDatabase(path);
-  const rows = database.sqlite
-    .query("SELECT name FROM sqlite_master WHERE type = 'table'")
-    .all() as { name: string }[];
-  database.close();
+async function tableNames(database: AnyDatabase): Promise<string[]> {
+  const rows = await database.db.rows<{ name: string }>(
+    database.engine === "sqlite"
+      ? sql`SELECT name FROM sqlite_master WHERE type = 'table'`
+      : sql`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()`,
+  );
   return rows.map((row) => row.name);
 }
 
-describe("migrations", () => {
-  test("a fresh database is migrated to every table the spec needs", () => {
-    const path = join(makeTempDir(), "svc.db");
-    const database = openDatabase(path);
-    const result = migrateDatabase(database);
-    database.close();
-    expect(result.applied).toBe(result.total);
-    expect(result.total).toBeGreaterThan(0);
-    expect(tables(path)).toEqual(expect.arrayContaining(expectedTables));
+async function migrationRows(database: AnyDatabase): Promise<number> {
+  const [row] = await database.db.rows<{ n: number | string }>(
+    sql`SELECT count(*) AS n FROM __drizzle_migrations`,
+  );
+  return Number(row?.n);
+}
+
+/** Migrates with an explicit list of migrations (for upgrades and newer databases). */
+async function migrateWith(
+  database: AnyDatabase,
+  migrations: ReturnType<typeof readMigrationFolder>,
+) {
+  return database.engine === "sqlite"
+    ? await migrateSqlite(database, migrations)
+    : await migratePostgres(database, migrations);
+}
+
+describe(`migrations (${testEngine})`, () => {
+  test("a fresh database is migrated to every table the spec needs", async () => {
+    const { database } = await openTestDatabase();
+    try {
+      const result = await migrateDatabase(database);
+      expect(result.applied).toBe(result.total);
+      expect(result.total).toBeGreaterThan(0);
+      expect(await tableNames(database)).toEqual(expect.arrayContaining(expectedTables));
+    } finally {
+      await database.close();
+    }
   });
 
-  test("a second run on an already-migrated database applies nothing", () => {
-    const database = openDatabase(join(makeTempDir(), "svc.db"));
-    migrateDatabase(database);
-    const before = database.sqlite.query("SELECT count(*) AS n FROM __drizzle_migrations").get();
-    expect(migrateDatabase(database).applied).toBe(0);
-    expect(database.sqlite.query("SELECT count(*) AS n FROM __drizzle_migrations").get()).toEqual(
-      before,
-    );
-    database.close();
+  test("a second run on an already-migrated database applies nothing", async () => {
+    const { database } = await openTestDatabase();
+    try {
+      await migrateDatabase(database);
+      const before = await migrationRows(database);
+      expect((await migrateDatabase(database)).applied).toBe(0);
+      expect(await migrationRows(database)).toBe(before);
+    } finally {
+      await database.close();
+    }
   });
 
-  test("an older database is upgraded by exactly the migrations it lacks", () => {
-    const all = readMigrationFolder();
-    const database = openDatabase(join(makeTempDir(), "svc.db"));
-    migrateDatabase(database, all);
-    const next = {
-      sql: ["CREATE TABLE upgrade_probe (id integer PRIMARY KEY)"],
-      bps: true,
-      folderMillis: (all.at(-1)?.folderMillis ?? 0) + 1000,
-      hash: "probe",
-    };
-    expect(migrateDatabase(database, [...all, next])).toEqual({
-      applied: 1,
-      total: all.length + 1,
-    });
-    expect(
-      database.sqlite.query("SELECT name FROM sqlite_master WHERE name = 'upgrade_probe'").get(),
-    ).toBeTruthy();
-    database.close();
+  test("several instances starting at once against an empty database migrate it exactly once", async () => {
+    const { database, settings } = await openTestDatabase();
+    const others = [openDatabase(settings), openDatabase(settings)];
+    try {
+      const results = await Promise.all([database, ...others].map((d) => migrateDatabase(d)));
+      const applied = results.map((r) => r.applied).sort((a, b) => b - a);
+      expect(applied).toEqual([results[0]?.total ?? -1, 0, 0]);
+      expect(await migrationRows(database)).toBe(results[0]?.total ?? -1);
+    } finally {
+      for (const other of others) await other.close();
+      await database.close();
+    }
   });
 
-  test("a database migrated by a newer release is refused, not misread", () => {
-    const all = readMigrationFolder();
-    const database = openDatabase(join(makeTempDir(), "svc.db"));
-    const future = {
-      sql: ["SELECT 1"],
-      bps: true,
-      folderMillis: (all.at(-1)?.folderMillis ?? 0) + 1000,
-      hash: "future",
-    };
-    migrateDatabase(database, [...all, future]);
-    expect(() => migrateDatabase(database, all)).toThrow(MigrationError);
-    database.close();
+  test("an older database is upgraded by exactly the migrations it lacks", async () => {
+    const all = readMigrationFolder(testEngine);
+    const { database } = await openTestDatabase();
+    try {
+      await migrateWith(database, all);
+      const next = {
+        sql: ["CREATE TABLE upgrade_probe (id integer PRIMARY KEY)"],
+        bps: true,
+        folderMillis: (all.at(-1)?.folderMillis ?? 0) + 1000,
+        hash: "probe",
+      };
+      expect(await migrateWith(database, [...all, next])).toEqual({
+        applied: 1,
+        total: all.length + 1,
+      });
+      expect(await tableNames(database)).toContain("upgrade_probe");
+    } finally {
+      await database.close();
+    }
   });
 
-  test("the connection runs with WAL, foreign keys, a busy timeout and synchronous=NORMAL", () => {
-    const database = openDatabase(join(makeTempDir(), "svc.db"));
-    const pragma = (name: string) =>
-      Object.values(database.sqlite.query(`PRAGMA ${name}`).get() as object)[0];
-    expect(pragma("journal_mode")).toBe("wal");
-    expect(pragma("foreign_keys")).toBe(1);
-    expect(pragma("busy_timeout")).toBe(5000);
-    expect(pragma("synchronous")).toBe(1);
-    database.close();
+  test("a database migrated by a newer release is refused, not misread", async () => {
+    const all = readMigrationFolder(testEngine);
+    const { database } = await openTestDatabase();
+    try {
+      const future = {
+        sql: ["SELECT 1"],
+        bps: true,
+        folderMillis: (all.at(-1)?.folderMillis ?? 0) + 1000,
+        hash: "future",
+      };
+      await migrateWith(database, [...all, future]);
+      await expect(migrateWith(database, all)).rejects.toThrow(MigrationError);
+    } finally {
+      await database.close();
+    }
+  });
+});
+
+describe.if(testEngine === "sqlite")("the SQLite file", () => {
+  test("the writer runs with WAL, foreign keys and synchronous=NORMAL, and never sleeps inside SQLite; the reader waits for WAL recovery", async () => {
+    const { database } = await openTestDatabase();
+    try {
+      if (database.engine !== "sqlite") throw new Error("SQLite only");
+      const pragma = (connection: typeof database.writer, name: string) =>
+        Object.values(connection.query(`PRAGMA ${name}`).get() as object)[0];
+      expect(pragma(database.writer, "journal_mode")).toBe("wal");
+      expect(pragma(database.writer, "foreign_keys")).toBe(1);
+      expect(pragma(database.writer, "synchronous")).toBe(1);
+      expect(pragma(database.writer, "busy_timeout")).toBe(0);
+      expect(pragma(database.reader, "busy_timeout")).toBe(5000);
+    } finally {
+      await database.close();
+    }
   });
 
-  test("the database file and its directory are private to the service user", () => {
-    const dir = join(makeTempDir(), "nested");
-    const database = openDatabase(join(dir, "svc.db"));
-    migrateDatabase(database);
-    database.close();
-    expect(statSync(dir).mode & 0o777).toBe(0o700);
-    expect(statSync(join(dir, "svc.db")).mode & 0o777).toBe(0o600);
+  test("the database file and its directory are private to the service user", async () => {
+    const { database } = await openTestDatabase();
+    try {
+      if (database.engine !== "sqlite") throw new Error("SQLite only");
+      await migrateDatabase(database);
+      expect(statSync(dirname(database.path)).mode & 0o777).toBe(0o700);
+      expect(statSync(database.path).mode & 0o777).toBe(0o600);
+    } finally {
+      await database.close();
+    }
   });
 });

@@ -18,11 +18,11 @@ const docs = readdirSync(join(root, "docs"))
   .map((name) => `docs/${name}`);
 
 async function exposedFamilies(): Promise<string[]> {
-  const services = createTestServices();
+  const services = await createTestServices();
   try {
     return (await services.metrics.registry.getMetricsAsJSON()).map((metric) => metric.name);
   } finally {
-    services.database.close();
+    await services.database.close();
   }
 }
 

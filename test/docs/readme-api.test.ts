@@ -9,11 +9,11 @@ const readme = readFileSync(join(import.meta.dir, "../..", "README.md"), "utf8")
 
 describe("README's API and keys sections stay true to the code", () => {
   test("every /v1 route of the OpenAPI document is in the README's API table", async () => {
-    const services = createTestServices();
+    const services = await createTestServices();
     const document = (await (await createApp(services).request("/v1/openapi.json")).json()) as {
       paths: Record<string, Record<string, unknown>>;
     };
-    services.database.close();
+    await services.database.close();
     for (const [path, item] of Object.entries(document.paths)) {
       for (const method of Object.keys(item)) {
         expect(readme).toContain(`| \`${method.toUpperCase()} /v1${path}\` |`);

@@ -9,6 +9,7 @@ import { openServices } from "../../src/services.ts";
 import { recordAccountEvent } from "../../src/webhooks/events.ts";
 import { compiledBinary, startBinary } from "../support/binary.ts";
 import { runSvc } from "../support/cli.ts";
+import { engineEnvFor } from "../support/engine.ts";
 import { neverAnswer, startReceiver } from "../support/receiver.ts";
 import { makeTempDir } from "../support/temp.ts";
 import { lastVerificationCode, testCertificates } from "../support/webhooks.ts";
@@ -47,26 +48,27 @@ describe("kill -9 with pending deliveries", () => {
 
       const first = await startBinary(binary, { cwd, env });
       // Another process (like `svc sync`) writes the events; the server's tick picks them up.
-      const writer = openServices(
-        loadConfig({ env: {}, cwd, flags: { dataDir: join(cwd, "data") } }),
+      const writer = await openServices(
+        loadConfig({ env: await engineEnvFor(cwd), cwd, flags: { dataDir: join(cwd, "data") } }),
         { log: silentLogger },
       );
-      const eventIds = writer.db.transaction((tx) =>
-        Array.from(
-          { length: eventCount },
-          (_, i) =>
-            recordAccountEvent(tx, writer.clock, {
-              serviceAccountId: accountId,
-              type: "account.transactions.available",
-              data: {
-                account_id: "5b0c1f7e-8f2a-4d59-9a51-0d6f3c2b1a90",
-                fetched_at: new Date().toISOString(),
-                new_count: i + 1,
-              },
-            }).eventId,
-        ),
-      );
-      writer.database.close();
+      const eventIds = await writer.db.write(async (tx) => {
+        const ids: string[] = [];
+        for (let i = 0; i < eventCount; i++) {
+          const recorded = await recordAccountEvent(tx, writer.clock, {
+            serviceAccountId: accountId,
+            type: "account.transactions.available",
+            data: {
+              account_id: "5b0c1f7e-8f2a-4d59-9a51-0d6f3c2b1a90",
+              fetched_at: new Date().toISOString(),
+              new_count: i + 1,
+            },
+          });
+          ids.push(recorded.eventId);
+        }
+        return ids;
+      });
+      await writer.database.close();
       // The default per-endpoint cap (8) of them are in flight, the rest pending.
       const accountEvents = () =>
         receiver.requests.filter((r) => JSON.parse(r.body).type !== "webhook.verify");

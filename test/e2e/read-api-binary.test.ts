@@ -1,19 +1,13 @@
 // The read API inside the compiled binary: keys made with its CLI, /v1 served by its server,
 // the OpenAPI document and reference page generated in the bundled (minified) build.
 import { expect, test } from "bun:test";
-import { compiledBinary, startBinary } from "../support/binary.ts";
+import { compiledBinary, runBinary, startBinary } from "../support/binary.ts";
 import { makeTempDir } from "../support/temp.ts";
 
 async function svc(binary: string, args: string[], cwd: string) {
-  const child = Bun.spawn([binary, ...args, "--json"], {
-    cwd,
-    env: { PATH: process.env.PATH ?? "" },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
-  expect(code).toBe(0);
-  return JSON.parse(stdout);
+  const run = await runBinary(binary, [...args, "--json"], cwd);
+  expect(run.code).toBe(0);
+  return JSON.parse(run.stdout);
 }
 
 test("svc keys create/revoke against a running svc serve: the key reads /v1, then is refused at once", async () => {

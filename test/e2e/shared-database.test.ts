@@ -12,6 +12,7 @@ import { silentLogger } from "../../src/log.ts";
 import { openServices } from "../../src/services.ts";
 import { recordAccountEvent } from "../../src/webhooks/events.ts";
 import { compiledBinary, runBinary, startBinary } from "../support/binary.ts";
+import { engineEnvFor, testEngine } from "../support/engine.ts";
 import { startReceiver } from "../support/receiver.ts";
 import { holdsShmLock } from "../support/sqlite-locks.ts";
 import { makeTempDir } from "../support/temp.ts";
@@ -55,119 +56,123 @@ function importFile(dir: string, round: number): string {
   return file;
 }
 
-describe("the server next to other processes using its database", () => {
-  test("stays up and keeps SQLite's shared lock on the -shm file while readers, svc deliveries list, svc import and svc sync open the database hundreds of times", async () => {
-    const binary = await compiledBinary();
-    const { pki, cert } = await testCertificates();
-    const cwd = makeTempDir("svc-shared-db");
-    const env = {
-      SVC_UNSAFE_ALLOW_PRIVATE_TARGETS: "true",
-      SVC_DELIVERY_CA_FILE: pki.caFile,
-      SVC_API_RATE_LIMIT_PER_MINUTE: "0",
-      SVC_LOG_LEVEL: "warn",
-    };
-    const dbPath = join(cwd, "data", "svc.db");
-    // A slow-ish receiver, so the backlog is still being delivered while the others work.
-    const receiver = startReceiver(cert, async () => {
-      await Bun.sleep(5);
-      return new Response(null, { status: 200 });
-    });
-    const svc = async (...argv: string[]) => {
-      const run = await runBinary(binary, [...argv, "--json"], cwd, env);
-      return { ...run, json: <T>() => JSON.parse(run.stdout) as T };
-    };
-    try {
-      const accountId = (await svc("accounts", "create", "--email", "shared@example.com")).json<{
-        id: string;
-      }>().id;
-      const endpointId = (
-        await svc("endpoints", "add", "--account", accountId, "--url", receiver.url("/shared"))
-      ).json<{ endpoint: { id: string } }>().endpoint.id;
-      expect((await svc("endpoints", "send-code", endpointId)).code).toBe(0);
-      expect(
-        (await svc("endpoints", "verify", endpointId, lastVerificationCode(receiver))).code,
-      ).toBe(0);
-      const apiKey = (await svc("keys", "create", "--account", accountId)).json<{ key: string }>()
-        .key;
-      expect((await svc("sandbox", "connect", "--account", accountId)).code).toBe(0);
-
-      const server = await startBinary(binary, { cwd, env });
-      const pid = server.process.pid;
-      let lockMissing = 0;
-      let lockSamples = 0;
-      const sampleLock = () => {
-        lockSamples++;
-        if (!holdsShmLock(pid, dbPath)) lockMissing++;
+// SQLite only: the -shm file and its locks are SQLite's (PostgreSQL has its own server).
+describe.if(testEngine === "sqlite")(
+  "the server next to other processes using its database",
+  () => {
+    test("stays up and keeps SQLite's shared lock on the -shm file while readers, svc deliveries list, svc import and svc sync open the database hundreds of times", async () => {
+      const binary = await compiledBinary();
+      const { pki, cert } = await testCertificates();
+      const cwd = makeTempDir("svc-shared-db");
+      const env = {
+        SVC_UNSAFE_ALLOW_PRIVATE_TARGETS: "true",
+        SVC_DELIVERY_CA_FILE: pki.caFile,
+        SVC_API_RATE_LIMIT_PER_MINUTE: "0",
+        SVC_LOG_LEVEL: "warn",
       };
-      sampleLock();
-
-      // A backlog written by another process (as `svc sync` would), delivered by the server.
-      const writer = openServices(
-        loadConfig({ env: {}, cwd, flags: { dataDir: join(cwd, "data") } }),
-        { log: silentLogger },
-      );
-      writer.db.transaction((tx) => {
-        for (let i = 0; i < backlogEvents; i++) {
-          recordAccountEvent(tx, writer.clock, {
-            serviceAccountId: accountId,
-            type: "account.transactions.available",
-            data: {
-              account_id: "5b0c1f7e-8f2a-4d59-9a51-0d6f3c2b1a90",
-              fetched_at: new Date().toISOString(),
-              new_count: i + 1,
-            },
-          });
-        }
+      const dbPath = join(cwd, "data", "svc.db");
+      // A slow-ish receiver, so the backlog is still being delivered while the others work.
+      const receiver = startReceiver(cert, async () => {
+        await Bun.sleep(5);
+        return new Response(null, { status: 200 });
       });
-      writer.database.close();
+      const svc = async (...argv: string[]) => {
+        const run = await runBinary(binary, [...argv, "--json"], cwd, env);
+        return { ...run, json: <T>() => JSON.parse(run.stdout) as T };
+      };
+      try {
+        const accountId = (await svc("accounts", "create", "--email", "shared@example.com")).json<{
+          id: string;
+        }>().id;
+        const endpointId = (
+          await svc("endpoints", "add", "--account", accountId, "--url", receiver.url("/shared"))
+        ).json<{ endpoint: { id: string } }>().endpoint.id;
+        expect((await svc("endpoints", "send-code", endpointId)).code).toBe(0);
+        expect(
+          (await svc("endpoints", "verify", endpointId, lastVerificationCode(receiver))).code,
+        ).toBe(0);
+        const apiKey = (await svc("keys", "create", "--account", accountId)).json<{ key: string }>()
+          .key;
+        expect((await svc("sandbox", "connect", "--account", accountId)).code).toBe(0);
 
-      let stop = false;
-      const serverUp = () => server.process.exitCode === null;
-      // Plain SQLite readers in this process: open, read, close, one every 20 ms.
-      const readers = (async () => {
-        for (let i = 0; i < readerOpens && serverUp(); i++) {
-          const reader = new Database(dbPath, { readonly: true });
-          reader.query("SELECT count(*) AS n FROM deliveries").get();
-          reader.query("SELECT count(*) AS n FROM transactions").get();
-          reader.close();
-          sampleLock();
-          await Bun.sleep(20);
-        }
-      })();
-      let reads = 0;
-      const apiReads = (async () => {
-        while (!stop && serverUp()) {
-          const answer = await fetch(`${server.baseUrl}/v1/accounts`, {
-            headers: { Authorization: `Bearer ${apiKey}` },
-          }).catch(() => undefined);
-          if (answer?.ok) reads++;
-          await answer?.arrayBuffer();
-          await Bun.sleep(5);
-        }
-      })();
-      // The documented CLI beside the server, each a process of its own.
-      const cliCodes: number[] = [];
-      for (let round = 0; round < 4 && serverUp(); round++) {
-        cliCodes.push((await svc("deliveries", "list", "--account", accountId)).code);
-        cliCodes.push((await svc("import", "--account", accountId, importFile(cwd, round))).code);
-        cliCodes.push((await svc("sync")).code);
+        const server = await startBinary(binary, { cwd, env });
+        const pid = server.process.pid;
+        let lockMissing = 0;
+        let lockSamples = 0;
+        const sampleLock = () => {
+          lockSamples++;
+          if (!holdsShmLock(pid, dbPath)) lockMissing++;
+        };
         sampleLock();
-      }
-      await readers;
-      stop = true;
-      await apiReads;
-      sampleLock();
 
-      expect(server.process.exitCode).toBeNull();
-      expect(server.stderr().includes("Bus error")).toBe(false);
-      expect(cliCodes.every((code) => code === 0)).toBe(true);
-      expect(reads).toBeGreaterThan(0);
-      expect(lockSamples).toBeGreaterThan(readerOpens);
-      expect(lockMissing).toBe(0);
-      expect((await fetch(`${server.baseUrl}/healthz`)).status).toBe(200);
-      expect(await server.stop("SIGTERM")).toBe(0);
-    } finally {
-      await receiver.stop();
-    }
-  }, 120_000);
-});
+        // A backlog written by another process (as `svc sync` would), delivered by the server.
+        const writer = await openServices(
+          loadConfig({ env: await engineEnvFor(cwd), cwd, flags: { dataDir: join(cwd, "data") } }),
+          { log: silentLogger },
+        );
+        await writer.db.write(async (tx) => {
+          for (let i = 0; i < backlogEvents; i++) {
+            await recordAccountEvent(tx, writer.clock, {
+              serviceAccountId: accountId,
+              type: "account.transactions.available",
+              data: {
+                account_id: "5b0c1f7e-8f2a-4d59-9a51-0d6f3c2b1a90",
+                fetched_at: new Date().toISOString(),
+                new_count: i + 1,
+              },
+            });
+          }
+        });
+        await writer.database.close();
+
+        let stop = false;
+        const serverUp = () => server.process.exitCode === null;
+        // Plain SQLite readers in this process: open, read, close, one every 20 ms.
+        const readers = (async () => {
+          for (let i = 0; i < readerOpens && serverUp(); i++) {
+            const reader = new Database(dbPath, { readonly: true });
+            reader.query("SELECT count(*) AS n FROM deliveries").get();
+            reader.query("SELECT count(*) AS n FROM transactions").get();
+            reader.close();
+            sampleLock();
+            await Bun.sleep(20);
+          }
+        })();
+        let reads = 0;
+        const apiReads = (async () => {
+          while (!stop && serverUp()) {
+            const answer = await fetch(`${server.baseUrl}/v1/accounts`, {
+              headers: { Authorization: `Bearer ${apiKey}` },
+            }).catch(() => undefined);
+            if (answer?.ok) reads++;
+            await answer?.arrayBuffer();
+            await Bun.sleep(5);
+          }
+        })();
+        // The documented CLI beside the server, each a process of its own.
+        const cliCodes: number[] = [];
+        for (let round = 0; round < 4 && serverUp(); round++) {
+          cliCodes.push((await svc("deliveries", "list", "--account", accountId)).code);
+          cliCodes.push((await svc("import", "--account", accountId, importFile(cwd, round))).code);
+          cliCodes.push((await svc("sync")).code);
+          sampleLock();
+        }
+        await readers;
+        stop = true;
+        await apiReads;
+        sampleLock();
+
+        expect(server.process.exitCode).toBeNull();
+        expect(server.stderr().includes("Bus error")).toBe(false);
+        expect(cliCodes.every((code) => code === 0)).toBe(true);
+        expect(reads).toBeGreaterThan(0);
+        expect(lockSamples).toBeGreaterThan(readerOpens);
+        expect(lockMissing).toBe(0);
+        expect((await fetch(`${server.baseUrl}/healthz`)).status).toBe(200);
+        expect(await server.stop("SIGTERM")).toBe(0);
+      } finally {
+        await receiver.stop();
+      }
+    }, 120_000);
+  },
+);

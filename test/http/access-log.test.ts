@@ -17,12 +17,12 @@ let server: TestServer;
 let key: string;
 let keyId: string;
 
-function startWithLevel(level: LogLevel) {
+async function startWithLevel(level: LogLevel) {
   const log = createLogger({ level, write: (line) => lines.push(JSON.parse(line)) });
-  services = createTestServices({ log });
+  services = await createTestServices({ log });
   server = startTestServer(services);
-  const created = createApiKey(services.db, services.clock, {
-    serviceAccountId: insertServiceAccount(services),
+  const created = await createApiKey(services.db, services.clock, {
+    serviceAccountId: await insertServiceAccount(services),
   });
   key = created.key;
   keyId = created.apiKey.id;
@@ -34,7 +34,7 @@ describe("access log at info level", () => {
   beforeAll(() => startWithLevel("info"));
   afterAll(async () => {
     await server.stop();
-    services.database.close();
+    await services.database.close();
   });
 
   test("one line per request: method, route pattern, status, duration, request id and key id; no query, header or key", async () => {
@@ -115,7 +115,7 @@ describe("access log at debug level", () => {
   beforeAll(() => startWithLevel("debug"));
   afterAll(async () => {
     await server.stop();
-    services.database.close();
+    await services.database.close();
   });
 
   test("health probes are logged at debug level", async () => {

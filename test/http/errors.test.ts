@@ -16,7 +16,7 @@ describe("one error model", () => {
   });
 
   test("an unknown route answers 404 in the envelope with a request id", async () => {
-    const app = createApp(createTestServices());
+    const app = createApp(await createTestServices());
     const response = await app.request("/no/such/route");
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({
@@ -27,7 +27,7 @@ describe("one error model", () => {
 
   test("a 500 never leaks internals; it logs them with the request id", async () => {
     const lines: string[] = [];
-    const services = createTestServices({
+    const services = await createTestServices({
       log: createLogger({ write: (line) => lines.push(line) }),
     });
     const app = createApp(services);
@@ -49,7 +49,7 @@ describe("one error model", () => {
   });
 
   test("a 401 carries WWW-Authenticate: Bearer", async () => {
-    const app = createApp(createTestServices());
+    const app = createApp(await createTestServices());
     app.get("/guarded", () => {
       throw new ApiError("not_authenticated", "no key");
     });
@@ -58,11 +58,11 @@ describe("one error model", () => {
   });
 
   test("/healthz and /readyz answer while the database answers", async () => {
-    const services = createTestServices();
+    const services = await createTestServices();
     const app = createApp(services);
     expect((await app.request("/healthz")).status).toBe(200);
     expect((await app.request("/readyz")).status).toBe(200);
-    services.database.close();
+    await services.database.close();
     expect((await app.request("/readyz")).status).toBe(503);
   });
 });
@@ -70,7 +70,7 @@ describe("one error model", () => {
 describe("readiness", () => {
   test("/readyz answers 503 while start-up has not finished, /healthz answers anyway", async () => {
     let ready = false;
-    const app = createApp(createTestServices(), { isReady: () => ready });
+    const app = createApp(await createTestServices(), { isReady: () => ready });
     expect((await app.request("/healthz")).status).toBe(200);
     const starting = await app.request("/readyz");
     expect(starting.status).toBe(503);

@@ -1,6 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { createServiceAccount } from "../../src/accounts/service-accounts.ts";
-import { apiKeys } from "../../src/db/schema.ts";
+import { tables } from "../support/tables.ts";
+
+const { apiKeys } = tables;
+
+import type { Db } from "../../src/db/store.ts";
 import {
   createApiKey,
   listApiKeys,
@@ -14,7 +18,7 @@ import { createTestServices } from "../support/services.ts";
 
 async function setup() {
   const clock = createFakeClock();
-  const services = createTestServices({ clock });
+  const services = await createTestServices({ clock });
   const created = await createServiceAccount(services.db, clock, {
     email: `owner-${crypto.randomUUID()}@example.com`,
     password: "correct horse battery staple",
@@ -25,7 +29,10 @@ async function setup() {
 describe("API key lifecycle (spec 2, 3)", () => {
   test("create returns the full key once; only its SHA-256 and the 12-character prefix are stored", async () => {
     const { db, clock, accountId } = await setup();
-    const created = createApiKey(db, clock, { serviceAccountId: accountId, name: "production" });
+    const created = await createApiKey(db, clock, {
+      serviceAccountId: accountId,
+      name: "production",
+    });
     expect(created.key).toMatch(/^svk_[A-Za-z0-9_-]{8}_[A-Za-z0-9_-]{43}$/);
     expect(created.apiKey).toMatchObject({
       name: "production",
@@ -35,48 +42,51 @@ describe("API key lifecycle (spec 2, 3)", () => {
       lastUsedAt: null,
       revokedAt: null,
     });
-    const rows = db.select().from(apiKeys).all();
+    const rows = await db.select().from(apiKeys);
     expect(rows).toHaveLength(1);
     expect(rows[0]?.keyHash).toBe(hashApiKey(created.key));
     expect(JSON.stringify(rows)).not.toContain(created.key.slice(12));
     // The listing never carries the key again.
-    expect(JSON.stringify(listApiKeys(db, accountId))).not.toContain(created.key.slice(12));
+    expect(JSON.stringify(await listApiKeys(db, accountId))).not.toContain(created.key.slice(12));
   });
 
   test("several keys of one account are active at once", async () => {
     const { db, clock, accountId, services } = await setup();
-    const first = createApiKey(db, clock, { serviceAccountId: accountId, name: "staging" });
-    const second = createApiKey(db, clock, { serviceAccountId: accountId, name: "production" });
-    const auth = createKeyAuthenticator(services.database, clock);
-    expect(auth.check(first.key).ok).toBe(true);
-    expect(auth.check(second.key).ok).toBe(true);
+    const first = await createApiKey(db, clock, { serviceAccountId: accountId, name: "staging" });
+    const second = await createApiKey(db, clock, {
+      serviceAccountId: accountId,
+      name: "production",
+    });
+    const auth = createKeyAuthenticator(services.db, clock);
+    expect((await auth.check(first.key)).ok).toBe(true);
+    expect((await auth.check(second.key)).ok).toBe(true);
   });
 
   test("a revoked key stays listed with its revocation date, and stops authenticating at once", async () => {
     const { db, clock, accountId, services } = await setup();
-    const auth = createKeyAuthenticator(services.database, clock);
-    const created = createApiKey(db, clock, { serviceAccountId: accountId });
-    expect(auth.check(created.key).ok).toBe(true);
+    const auth = createKeyAuthenticator(services.db, clock);
+    const created = await createApiKey(db, clock, { serviceAccountId: accountId });
+    expect((await auth.check(created.key)).ok).toBe(true);
     clock.advance(5_000);
-    const revoked = revokeApiKey(db, clock, created.apiKey.id);
+    const revoked = await revokeApiKey(db, clock, created.apiKey.id);
     expect(revoked.alreadyRevoked).toBe(false);
     expect(revoked.apiKey.revokedAt).toBe(clock.now().toISOString());
-    expect(auth.check(created.key)).toEqual({
+    expect(await auth.check(created.key)).toEqual({
       ok: false,
       reason: "revoked",
       revokedAt: clock.now(),
     });
-    const listed = listApiKeys(db, accountId);
+    const listed = await listApiKeys(db, accountId);
     expect(listed).toHaveLength(1);
     expect(listed[0]).toMatchObject({ status: "revoked", revokedAt: clock.now().toISOString() });
   });
 
   test("revoking twice keeps the first revocation date", async () => {
     const { db, clock, accountId } = await setup();
-    const created = createApiKey(db, clock, { serviceAccountId: accountId });
-    const first = revokeApiKey(db, clock, created.apiKey.id);
+    const created = await createApiKey(db, clock, { serviceAccountId: accountId });
+    const first = await revokeApiKey(db, clock, created.apiKey.id);
     clock.advance(60_000);
-    const second = revokeApiKey(db, clock, created.apiKey.id);
+    const second = await revokeApiKey(db, clock, created.apiKey.id);
     expect(second.alreadyRevoked).toBe(true);
     expect(second.apiKey.revokedAt).toBe(first.apiKey.revokedAt);
   });
@@ -87,85 +97,100 @@ describe("API key lifecycle (spec 2, 3)", () => {
       email: "other@example.com",
       password: "correct horse battery staple",
     });
-    const created = createApiKey(db, clock, { serviceAccountId: accountId });
-    expect(() =>
+    const created = await createApiKey(db, clock, { serviceAccountId: accountId });
+    await expect(
       revokeApiKey(db, clock, created.apiKey.id, { serviceAccountId: other.account.id }),
-    ).toThrow(`No API key ${created.apiKey.id}.`);
-    expect(listApiKeys(db, accountId)[0]?.status).toBe("active");
+    ).rejects.toThrow(`No API key ${created.apiKey.id}.`);
+    expect((await listApiKeys(db, accountId))[0]?.status).toBe("active");
   });
 
   test("bad input is answered with clear errors", async () => {
     const { db, clock, accountId } = await setup();
     const missing = "00000000-0000-4000-8000-000000000000";
-    expect(() => createApiKey(db, clock, { serviceAccountId: missing })).toThrow(
+    await expect(createApiKey(db, clock, { serviceAccountId: missing })).rejects.toThrow(
       `No service account ${missing}.`,
     );
-    expect(() => createApiKey(db, clock, { serviceAccountId: "nope" })).toThrow(
+    await expect(createApiKey(db, clock, { serviceAccountId: "nope" })).rejects.toThrow(
       "No service account nope.",
     );
-    expect(() => listApiKeys(db, missing)).toThrow("No service account");
-    expect(() => createApiKey(db, clock, { serviceAccountId: accountId, name: "  " })).toThrow(
-      "name must not be empty.",
-    );
-    expect(() =>
+    await expect(listApiKeys(db, missing)).rejects.toThrow("No service account");
+    await expect(
+      createApiKey(db, clock, { serviceAccountId: accountId, name: "  " }),
+    ).rejects.toThrow("name must not be empty.");
+    await expect(
       createApiKey(db, clock, { serviceAccountId: accountId, name: "a\u0007b" }),
-    ).toThrow("control characters");
-    expect(() => revokeApiKey(db, clock, "not-a-uuid")).toThrow("No API key not-a-uuid.");
+    ).rejects.toThrow("control characters");
+    await expect(revokeApiKey(db, clock, "not-a-uuid")).rejects.toThrow("No API key not-a-uuid.");
   });
 
   test(`an account holds at most ${maxActiveKeysPerAccount} active keys; revoked ones do not count`, async () => {
     const { db, clock, accountId } = await setup();
-    const ids = Array.from(
-      { length: maxActiveKeysPerAccount },
-      () => createApiKey(db, clock, { serviceAccountId: accountId }).apiKey.id,
-    );
-    expect(() => createApiKey(db, clock, { serviceAccountId: accountId })).toThrow(
+    const ids: string[] = [];
+    for (let i = 0; i < maxActiveKeysPerAccount; i++) {
+      ids.push((await createApiKey(db, clock, { serviceAccountId: accountId })).apiKey.id);
+    }
+    await expect(createApiKey(db, clock, { serviceAccountId: accountId })).rejects.toThrow(
       "active API keys",
     );
-    revokeApiKey(db, clock, ids[0] as string);
-    expect(createApiKey(db, clock, { serviceAccountId: accountId }).key).toStartWith("svk_");
+    await revokeApiKey(db, clock, ids[0] as string);
+    expect((await createApiKey(db, clock, { serviceAccountId: accountId })).key).toStartWith(
+      "svk_",
+    );
   });
 
   test("the list is newest first", async () => {
     const { db, clock, accountId } = await setup();
-    createApiKey(db, clock, { serviceAccountId: accountId, name: "old" });
+    await createApiKey(db, clock, { serviceAccountId: accountId, name: "old" });
     clock.advance(1_000);
-    createApiKey(db, clock, { serviceAccountId: accountId, name: "new" });
-    expect(listApiKeys(db, accountId).map((k) => k.name)).toEqual(["new", "old"]);
+    await createApiKey(db, clock, { serviceAccountId: accountId, name: "new" });
+    expect((await listApiKeys(db, accountId)).map((k) => k.name)).toEqual(["new", "old"]);
   });
 });
 
 describe("last used time (recorded without a write on every request)", () => {
   test("the first use is recorded; uses within a minute write nothing; a later use moves it", async () => {
     const { db, clock, accountId, services } = await setup();
-    const auth = createKeyAuthenticator(services.database, clock);
-    const created = createApiKey(db, clock, { serviceAccountId: accountId });
-    const lastUsed = () => listApiKeys(db, accountId)[0]?.lastUsedAt;
-    const changes = () =>
-      (services.database.sqlite.query("SELECT total_changes() AS n").get() as { n: number }).n;
+    const created = await createApiKey(db, clock, { serviceAccountId: accountId });
+    const lastUsed = async () => {
+      // The write is off the request's path: let it land first.
+      await Bun.sleep(20);
+      return (await listApiKeys(db, accountId))[0]?.lastUsedAt;
+    };
+    // The authenticator's database, with its writes counted.
+    let writes = 0;
+    const counted: Db = Object.create(services.db, {
+      write: {
+        value: (...args: Parameters<Db["write"]>) => {
+          writes++;
+          return services.db.write(...args);
+        },
+      },
+    });
+    const auth = createKeyAuthenticator(counted, clock);
 
-    auth.check(created.key);
+    await auth.check(created.key);
     const firstUse = clock.now().toISOString();
-    expect(lastUsed()).toBe(firstUse);
+    expect(await lastUsed()).toBe(firstUse);
+    expect(writes).toBe(1);
 
-    const before = changes();
     for (let i = 0; i < 10; i++) {
       clock.advance(1_000);
-      auth.check(created.key);
+      await auth.check(created.key);
     }
-    expect(changes()).toBe(before);
-    expect(lastUsed()).toBe(firstUse);
+    expect(writes).toBe(1);
+    expect(await lastUsed()).toBe(firstUse);
 
     clock.advance(lastUsedResolutionMs);
-    auth.check(created.key);
-    expect(lastUsed()).toBe(clock.now().toISOString());
+    await auth.check(created.key);
+    expect(await lastUsed()).toBe(clock.now().toISOString());
+    expect(writes).toBe(2);
   });
 
   test("an unknown or malformed key is rejected without touching any row", async () => {
     const { clock, services } = await setup();
-    const auth = createKeyAuthenticator(services.database, clock);
-    expect(auth.check("svk_nope")).toEqual({ ok: false, reason: "malformed" });
-    expect(auth.check(`svk_${"a".repeat(8)}_${"b".repeat(43)}`)).toEqual({
+    const auth = createKeyAuthenticator(services.db, clock);
+    expect(await auth.check("svk_nope")).toEqual({ ok: false, reason: "malformed" });
+    expect(await auth.check(`svk_${"a".repeat(8)}_${"b".repeat(43)}`)).toEqual({
       ok: false,
       reason: "unknown",
     });

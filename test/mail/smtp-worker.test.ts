@@ -16,9 +16,9 @@ async function smtpServer(port = 0) {
   return smtp;
 }
 
-function setup(smtpPort: number) {
+async function setup(smtpPort: number) {
   const clock = createFakeClock();
-  const services = createTestServices({ clock });
+  const services = await createTestServices({ clock });
   cleanup(() => services.database.close());
   const worker = createMailWorker({
     db: services.db,
@@ -42,8 +42,8 @@ function setup(smtpPort: number) {
 describe("mail outbox and SMTP sender", () => {
   test("a queued mail is sent over SMTP and marked sent; the row stays for the operator", async () => {
     const smtp = await smtpServer();
-    const { services, worker, queue } = setup(smtp.port);
-    queue();
+    const { services, worker, queue } = await setup(smtp.port);
+    await queue();
     expect(await worker.runDue()).toBe(1);
     expect(smtp.received).toHaveLength(1);
     expect(smtp.received[0]).toMatchObject({
@@ -52,7 +52,7 @@ describe("mail outbox and SMTP sender", () => {
     });
     expect(smtp.received[0]?.data).toContain("Subject: Webhook endpoint disabled");
     expect(smtp.received[0]?.data).toContain("Your endpoint was disabled.");
-    const [row] = listMail(services.db);
+    const [row] = await listMail(services.db);
     expect(row?.sentAt).not.toBeNull();
     expect(row?.attempts).toBe(1);
     expect(await worker.runDue()).toBe(0);
@@ -60,10 +60,10 @@ describe("mail outbox and SMTP sender", () => {
 
   test("while SMTP is down the mail is retried on a schedule and sent once it is back", async () => {
     const port = await freePort();
-    const { services, clock, worker, queue } = setup(port);
-    queue();
+    const { services, clock, worker, queue } = await setup(port);
+    await queue();
     expect(await worker.runDue()).toBe(1);
-    let [row] = listMail(services.db);
+    let [row] = await listMail(services.db);
     expect(row).toMatchObject({ sentAt: null, attempts: 1 });
     expect(row?.lastError).toBeTruthy();
     expect(row?.nextAttemptAt).toBe(
@@ -74,7 +74,7 @@ describe("mail outbox and SMTP sender", () => {
     const smtp = await smtpServer(port);
     clock.advance(mailRetryDelaysMs[0]);
     expect(await worker.runDue()).toBe(1);
-    [row] = listMail(services.db);
+    [row] = await listMail(services.db);
     expect(row).toMatchObject({ attempts: 2, lastError: null, nextAttemptAt: null });
     expect(row?.sentAt).not.toBeNull();
     expect(smtp.received).toHaveLength(1);
@@ -82,14 +82,14 @@ describe("mail outbox and SMTP sender", () => {
 
   test("after the last retry the mail is given up but kept with its error", async () => {
     const port = await freePort();
-    const { services, clock, worker, queue } = setup(port);
-    queue();
+    const { services, clock, worker, queue } = await setup(port);
+    await queue();
     await worker.runDue();
     for (const delay of mailRetryDelaysMs) {
       clock.advance(delay);
       expect(await worker.runDue()).toBe(1);
     }
-    const [row] = listMail(services.db);
+    const [row] = await listMail(services.db);
     expect(row).toMatchObject({ sentAt: null, nextAttemptAt: null, attempts: 8 });
     expect(row?.lastError).toBeTruthy();
     clock.advance(7 * 24 * 60 * 60_000);

@@ -41,12 +41,14 @@ async function scrape(
 }
 
 /** Fresh services and a real HTTP server, both closed after the test. */
-function serve(config: Partial<Config> = {}): { services: Services; server: TestServer } {
-  const services = createTestServices({ config });
+async function serve(
+  config: Partial<Config> = {},
+): Promise<{ services: Services; server: TestServer }> {
+  const services = await createTestServices({ config });
   const server = startTestServer(services);
   cleanup(async () => {
     await server.stop();
-    services.database.close();
+    await services.database.close();
   });
   return { services, server };
 }
@@ -58,7 +60,7 @@ async function registrySamples(services: Services): Promise<Sample[]> {
 
 describe("/metrics access", () => {
   test("without metricsTokenFile /metrics does not exist (404 not_found)", async () => {
-    const { server } = serve();
+    const { server } = await serve();
     const response = await fetch(`${server.baseUrl}/metrics`);
     expect(response.status).toBe(404);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe("not_found");
@@ -66,7 +68,7 @@ describe("/metrics access", () => {
 
   test("with metricsTokenFile: no token or a wrong one is 401, the right one gets the text format", async () => {
     const file = writeTokenFile();
-    const { server } = serve({ metricsTokenFile: file.path });
+    const { server } = await serve({ metricsTokenFile: file.path });
     const attempts: Record<string, string>[] = [
       {},
       { Authorization: `Bearer ${file.token}x` },
@@ -88,9 +90,9 @@ describe("/metrics access", () => {
     expect(sampleValue(samples, "svc_process_resident_memory_bytes")).toBeGreaterThan(1_000_000);
   });
 
-  test("a token file holding a short token stops start-up with a config error", () => {
+  test("a token file holding a short token stops start-up with a config error", async () => {
     const file = writeTokenFile("too-short");
-    const services = createTestServices({ config: { metricsTokenFile: file.path } });
+    const services = await createTestServices({ config: { metricsTokenFile: file.path } });
     cleanup(() => services.database.close());
     expect(() => createApp(services)).toThrow(ConfigError);
     expect(() => createApp(services)).toThrow(/at least 32 characters/);
@@ -98,22 +100,20 @@ describe("/metrics access", () => {
 
   test("a start refused for a bad token file creates no first operator, so its one-time password is not lost", async () => {
     const file = writeTokenFile("too-short");
-    const services = createTestServices({
+    const services = await createTestServices({
       config: { metricsTokenFile: file.path, host: "127.0.0.1", port: 0 },
     });
     cleanup(() => services.database.close());
     await expect(startService(services)).rejects.toThrow(ConfigError);
-    expect(services.database.sqlite.query("SELECT count(*) AS n FROM users").get()).toEqual({
-      n: 0,
-    });
+    expect(await services.db.$count(services.db.t.users)).toBe(0);
   });
 
   test("two apps in one process keep separate registries (no global default registry)", async () => {
-    const a = createTestServices();
-    const b = createTestServices();
-    cleanup(() => {
-      a.database.close();
-      b.database.close();
+    const a = await createTestServices();
+    const b = await createTestServices();
+    cleanup(async () => {
+      await a.database.close();
+      await b.database.close();
     });
     await createApp(a).request("/healthz");
     await createApp(a).request("/healthz");
@@ -194,7 +194,11 @@ describe("delivery series after real deliveries through startService", () => {
       sampleValue(samples, "svc_webhook_endpoints", { state: "disabled", verified: "true" }),
     ).toBe(0);
     // Labels are vocabularies, never ids or URLs.
-    for (const id of [setup.accountId, endpoint.id, ...events.map((e) => e.eventId)]) {
+    for (const id of [
+      setup.accountId,
+      endpoint.id,
+      ...(await Promise.all(events)).map((e) => e.eventId),
+    ]) {
       expect(text).not.toContain(id);
     }
     expect(text).not.toContain(String(receiver.port));
@@ -215,7 +219,7 @@ describe("delivery series after real deliveries through startService", () => {
 
     // 20 failures in a row disable the endpoint (spec 3).
     status = 500;
-    for (let i = 0; i < 20; i++) raiseBalanceEvent(setup);
+    for (let i = 0; i < 20; i++) await raiseBalanceEvent(setup);
     setup.services.outbox.notify();
     await waitUntil(
       async () =>
@@ -240,13 +244,13 @@ describe("delivery series after real deliveries through startService", () => {
 
   test("due deliveries and the dispatcher's lag are read from the database at scrape time", async () => {
     const clock = createFakeClock();
-    const services = createTestServices({ clock });
+    const services = await createTestServices({ clock });
     cleanup(() => services.database.close());
-    const accountId = insertServiceAccount(services);
-    addVerifiedEndpoint(services, accountId);
-    addVerifiedEndpoint(services, accountId);
+    const accountId = await insertServiceAccount(services);
+    await addVerifiedEndpoint(services, accountId);
+    await addVerifiedEndpoint(services, accountId);
     // Written by another process (e.g. `svc import`) while nothing sends: due at once.
-    raiseEventFor(services, accountId);
+    await raiseEventFor(services, accountId);
     clock.advance(45_000);
     const samples = await registrySamples(services);
     expect(sampleValue(samples, "svc_webhook_deliveries_pending", { state: "due" })).toBe(2);
@@ -258,8 +262,8 @@ describe("delivery series after real deliveries through startService", () => {
   });
 });
 
-function raiseEventFor(services: Services, serviceAccountId: string): void {
-  services.db.transaction((tx) =>
+async function raiseEventFor(services: Services, serviceAccountId: string) {
+  return services.db.write((tx) =>
     recordAccountEvent(tx, services.clock, {
       serviceAccountId,
       type: "account.balance.updated",
@@ -274,9 +278,11 @@ function raiseEventFor(services: Services, serviceAccountId: string): void {
 describe("API request and sync series", () => {
   test("requests are counted by route pattern and status, never by raw path", async () => {
     const file = writeTokenFile();
-    const { services, server } = serve({ metricsTokenFile: file.path });
-    const accountId = insertServiceAccount(services);
-    const { key } = createApiKey(services.db, services.clock, { serviceAccountId: accountId });
+    const { services, server } = await serve({ metricsTokenFile: file.path });
+    const accountId = await insertServiceAccount(services);
+    const { key } = await createApiKey(services.db, services.clock, {
+      serviceAccountId: accountId,
+    });
     const get = (path: string, bearer?: string) =>
       fetch(`${server.baseUrl}${path}`, {
         headers: bearer ? { Authorization: `Bearer ${bearer}` } : {},
@@ -307,9 +313,9 @@ describe("API request and sync series", () => {
 
   test("sync runs are counted by trigger and outcome; connections by status", async () => {
     const clock = createFakeClock();
-    const services = createTestServices({ clock });
+    const services = await createTestServices({ clock });
     cleanup(() => services.database.close());
-    const accountId = insertServiceAccount(services);
+    const accountId = await insertServiceAccount(services);
     const connection = await connectSandbox(services, { serviceAccountId: accountId, seed: 7 });
     const sync = () => syncConnection(services, connection.id, { trigger: "cli", force: true });
     expect((await sync()).outcome).toBe("succeeded");

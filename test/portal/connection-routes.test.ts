@@ -9,7 +9,7 @@ import { startTestServer } from "../support/server.ts";
 import { createTestServices } from "../support/services.ts";
 
 const clock = createFakeClock();
-const services = createTestServices({ clock });
+const services = await createTestServices({ clock });
 const server = startTestServer(services);
 afterAll(() => server.stop());
 
@@ -96,7 +96,7 @@ describe("portal: connections", () => {
 
   test("a connection fed by operator ingest cannot be pulled: listed as not pullable, Sync now answers 409", async () => {
     const { client, accountId } = await signedInOwner(services, server.baseUrl);
-    const id = insertConnection(services.db, clock, { serviceAccountId: accountId });
+    const id = await insertConnection(services.db, clock, { serviceAccountId: accountId });
     const [listed] = (await client.json<{ data: Connection[] }>("GET", "/connections")).body.data;
     expect(listed).toMatchObject({ id, provider: "import", pullable: false });
     const sync = await client.json<ErrorAnswer>("POST", `/connections/${id}/sync`);

@@ -3,7 +3,10 @@
 // Test, rotation, state changes, the delivery log, 429 pass-through and account scoping.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { webhookEndpoints } from "../../src/db/schema.ts";
+import { tables } from "../support/tables.ts";
+
+const { webhookEndpoints } = tables;
+
 import type { Services } from "../../src/services.ts";
 import { recordAccountEvent } from "../../src/webhooks/events.ts";
 import { createFakeClock } from "../support/fake-clock.ts";
@@ -52,7 +55,7 @@ const secretsSeen: string[] = [];
 
 beforeAll(async () => {
   const { pki, cert } = await testCertificates();
-  services = createTestServices({ clock, log, config: { deliveryCaFile: pki.caFile } });
+  services = await createTestServices({ clock, log, config: { deliveryCaFile: pki.caFile } });
   server = startTestServer(services);
   receiver = startReceiver(cert);
 });
@@ -133,7 +136,10 @@ describe("portal: webhook endpoints", () => {
   });
 
   test("without the development switch, loopback and non-443 URLs are refused at registration", async () => {
-    const strict = createTestServices({ clock, config: { unsafeAllowPrivateTargets: false } });
+    const strict = await createTestServices({
+      clock,
+      config: { unsafeAllowPrivateTargets: false },
+    });
     const strictServer = startTestServer(strict);
     try {
       const { client } = await signedInOwner(strict, strictServer.baseUrl);
@@ -148,7 +154,7 @@ describe("portal: webhook endpoints", () => {
       expect(port.body.error.message).toContain("port 443");
     } finally {
       await strictServer.stop();
-      strict.database.close();
+      await strict.database.close();
     }
   });
 
@@ -288,16 +294,17 @@ describe("portal: webhook endpoints", () => {
 
     // Disabled after 20 failures (the dispatcher's rule, proven in its own tests): Enable
     // clears the state and the count.
-    services.db
-      .update(webhookEndpoints)
-      .set({
-        status: "disabled",
-        failureCount: 20,
-        disabledReason: "20 consecutive failed deliveries",
-        disabledAt: clock.now(),
-      })
-      .where(eq(webhookEndpoints.id, endpoint.id))
-      .run();
+    await services.db.write((tx) =>
+      tx
+        .update(webhookEndpoints)
+        .set({
+          status: "disabled",
+          failureCount: 20,
+          disabledReason: "20 consecutive failed deliveries",
+          disabledAt: clock.now(),
+        })
+        .where(eq(webhookEndpoints.id, endpoint.id)),
+    );
     const disabled = await client.json<Detail>("GET", path);
     expect(disabled.body.endpoint).toMatchObject({
       status: "disabled",
@@ -322,7 +329,7 @@ describe("portal: webhook endpoints", () => {
     const { endpoint } = await verified(client);
     await client.request("POST", `/endpoints/${endpoint.id}/test`);
     // An account event waiting for its first attempt (no dispatcher runs in this server).
-    services.db.transaction((tx) =>
+    await services.db.write((tx) =>
       recordAccountEvent(tx, clock, {
         serviceAccountId: accountId,
         type: "account.balance.updated",

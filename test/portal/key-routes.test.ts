@@ -7,7 +7,7 @@ import { startTestServer } from "../support/server.ts";
 import { createTestServices } from "../support/services.ts";
 
 const clock = createFakeClock();
-const services = createTestServices({ clock });
+const services = await createTestServices({ clock });
 const server = startTestServer(services);
 afterAll(() => server.stop());
 

@@ -7,7 +7,7 @@ import { startTestServer } from "../support/server.ts";
 import { createTestServices } from "../support/services.ts";
 
 const clock = createFakeClock();
-const services = createTestServices({ clock });
+const services = await createTestServices({ clock });
 const server = startTestServer(services);
 afterAll(() => server.stop());
 
@@ -23,14 +23,14 @@ describe("portal: operator mail outbox", () => {
   test("operators read the outbox, newest first, filtered by account and unsent", async () => {
     const owner = await signedInOwner(services, server.baseUrl);
     const { client } = await signedInOwner(services, server.baseUrl, { isOperator: true });
-    queueMail(services.db, clock, {
+    await queueMail(services.db, clock, {
       serviceAccountId: owner.accountId,
       to: owner.email,
       subject: "first",
       body: "one",
     });
     clock.advance(1000);
-    queueMail(services.db, clock, {
+    await queueMail(services.db, clock, {
       serviceAccountId: null,
       to: "ops@example.com",
       subject: "second",

@@ -8,7 +8,7 @@ import { startTestServer } from "../support/server.ts";
 import { createTestServices } from "../support/services.ts";
 
 const clock = createFakeClock();
-const services = createTestServices({
+const services = await createTestServices({
   clock,
   config: { baseUrl: "http://bank-api.example.test:8080", deliverySourceIp: "203.0.113.7" },
 });
@@ -50,7 +50,7 @@ describe("portal: overview", () => {
 
   test("a lapsed subscription is explained: 403 subscription_lapsed and what to do", async () => {
     const { client, accountId } = await signedInOwner(services, server.baseUrl);
-    updateServiceAccount(services.db, clock, accountId, {
+    await updateServiceAccount(services.db, clock, accountId, {
       status: "lapsed",
       subscriptionStatus: "past_due",
       paymentFailed: true,

@@ -9,8 +9,8 @@ const readme = readFileSync(join(import.meta.dir, "../../README.md"), "utf8");
 const portalSection = readme.slice(readme.indexOf("## Portal"), readme.indexOf("## Layout"));
 
 describe("README: Portal", () => {
-  test("every portal API route is in the README's route table, and the table names no other", () => {
-    const services = createTestServices();
+  test("every portal API route is in the README's route table, and the table names no other", async () => {
+    const services = await createTestServices();
     try {
       const routes = new Set(
         createPortalApi(services)
@@ -24,7 +24,7 @@ describe("README: Portal", () => {
       );
       expect([...documented].sort()).toEqual([...routes].sort());
     } finally {
-      services.database.close();
+      await services.database.close();
     }
   });
 });

@@ -1,13 +1,26 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { asc, like } from "drizzle-orm";
 import { createServiceAccount } from "../../src/accounts/service-accounts.ts";
+import type { Db } from "../../src/db/store.ts";
 import { sessionIdleMs } from "../../src/portal/sessions.ts";
 import { createFakeClock } from "../support/fake-clock.ts";
 import { portalClient, signedInOwner, testPassword } from "../support/portal.ts";
 import { startTestServer } from "../support/server.ts";
 import { createTestServices } from "../support/services.ts";
 
+/** The per-address sign-in counters, by key (what the throttle counts). */
+async function signInAddressKeys(db: Db): Promise<string[]> {
+  const { rateLimitCounters } = db.t;
+  const rows = await db
+    .select({ key: rateLimitCounters.key })
+    .from(rateLimitCounters)
+    .where(like(rateLimitCounters.key, "sign-in:address:%"))
+    .orderBy(asc(rateLimitCounters.key));
+  return rows.map((row) => row.key);
+}
+
 const clock = createFakeClock();
-const services = createTestServices({ clock });
+const services = await createTestServices({ clock });
 const server = startTestServer(services);
 afterAll(() => server.stop());
 
@@ -29,7 +42,7 @@ describe("portal sign-in and sessions", () => {
   });
 
   test("with an https base URL the cookie is Secure and __Host- prefixed", async () => {
-    const https = createTestServices({
+    const https = await createTestServices({
       clock,
       config: { baseUrl: "https://bank-api.example.com" },
     });
@@ -80,15 +93,12 @@ describe("portal sign-in and sessions", () => {
   });
 
   test("behind a trusted reverse proxy, sign-in attempts count against the client's forwarded address, not the proxy's", async () => {
-    const proxied = createTestServices({ clock, config: { trustedProxies: ["127.0.0.1/32"] } });
+    const proxied = await createTestServices({
+      clock,
+      config: { trustedProxies: ["127.0.0.1/32"] },
+    });
     const proxiedServer = startTestServer(proxied);
-    const addressKeys = () =>
-      proxied.database.sqlite
-        .query<{ key: string }, []>(
-          "SELECT key FROM rate_limit_counters WHERE key LIKE 'sign-in:address:%' ORDER BY key",
-        )
-        .all()
-        .map((row) => row.key);
+    const addressKeys = () => signInAddressKeys(proxied.db);
     try {
       const client = portalClient(proxiedServer.baseUrl);
       const attempt = { email: "nobody@example.com", password: "guess guess guess" };
@@ -100,13 +110,13 @@ describe("portal sign-in and sessions", () => {
         (await client.request("POST", "/session", attempt, { "X-Forwarded-For": "198.51.100.2" }))
           .status,
       ).toBe(401);
-      expect(addressKeys()).toEqual([
+      expect(await addressKeys()).toEqual([
         "sign-in:address:198.51.100.2",
         "sign-in:address:203.0.113.7",
       ]);
     } finally {
       await proxiedServer.stop();
-      proxied.database.close();
+      await proxied.database.close();
     }
     // Without trustedProxies the same header is ignored: the peer is counted.
     const direct = portalClient(server.baseUrl);
@@ -116,13 +126,7 @@ describe("portal sign-in and sessions", () => {
       { email: "nobody@example.com", password: "guess guess guess" },
       { "X-Forwarded-For": "203.0.113.7" },
     );
-    const keys = services.database.sqlite
-      .query<{ key: string }, []>(
-        "SELECT key FROM rate_limit_counters WHERE key LIKE 'sign-in:address:%'",
-      )
-      .all()
-      .map((row) => row.key);
-    expect(keys).toEqual(["sign-in:address:127.0.0.1"]);
+    expect(await signInAddressKeys(services.db)).toEqual(["sign-in:address:127.0.0.1"]);
   });
 
   test("sign-in is throttled after 10 attempts per e-mail in 15 minutes, with Retry-After", async () => {

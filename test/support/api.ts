@@ -32,7 +32,7 @@ export async function startApiHarness(
   options: { config?: Partial<Config> } = {},
 ): Promise<ApiHarness> {
   const clock = createFakeClock();
-  const services = createTestServices({
+  const services = await createTestServices({
     clock,
     config: { apiRateLimitPerMinute: 0, ...options.config },
   });
@@ -49,18 +49,22 @@ export async function startApiHarness(
     async addTenant(email, flags = {}) {
       const created = await createServiceAccount(services.db, clock, { email, password });
       const accountId = created.account.id;
-      if (Object.keys(flags).length > 0) updateServiceAccount(services.db, clock, accountId, flags);
-      const key = createApiKey(services.db, clock, { serviceAccountId: accountId, name: "test" });
+      if (Object.keys(flags).length > 0)
+        await updateServiceAccount(services.db, clock, accountId, flags);
+      const key = await createApiKey(services.db, clock, {
+        serviceAccountId: accountId,
+        name: "test",
+      });
       return {
         accountId,
         key: key.key,
         keyId: key.apiKey.id,
-        bank: seedConnection(services.db, clock, accountId),
+        bank: await seedConnection(services.db, clock, accountId),
       };
     },
     async stop() {
       await server.stop();
-      services.database.close();
+      await services.database.close();
     },
   };
 }

@@ -1,18 +1,12 @@
 // Bank data written straight into the tables, as the sync (issue 4) will: for read-API tests and
-// the benchmark, without depending on any provider.
+// the benchmark, without depending on any provider. Works on either engine (`db.t`).
 import type { Clock } from "../../src/clock.ts";
-import type { Db } from "../../src/db/open.ts";
-import {
-  balances,
-  bankAccounts,
-  type ConnectionStatus,
-  connections,
-  type TransactionStatus,
-  transactions,
-} from "../../src/db/schema.ts";
+import { chunks } from "../../src/db/chunks.ts";
+import type { ConnectionStatus, TransactionStatus } from "../../src/db/schema.ts";
+import type { Db } from "../../src/db/store.ts";
 import { newId } from "../../src/ids.ts";
 
-export function insertConnection(
+export async function insertConnection(
   db: Db,
   clock: Clock,
   input: {
@@ -22,11 +16,11 @@ export function insertConnection(
     error?: string | null;
     lastSyncedAt?: Date | null;
   },
-): string {
+): Promise<string> {
   const id = newId();
   const now = clock.now();
-  db.insert(connections)
-    .values({
+  await db.write((tx) =>
+    tx.insert(tx.t.connections).values({
       id,
       serviceAccountId: input.serviceAccountId,
       provider: "import",
@@ -37,12 +31,12 @@ export function insertConnection(
       createdAt: now,
       updatedAt: now,
       lastSyncedAt: input.lastSyncedAt === undefined ? now : input.lastSyncedAt,
-    })
-    .run();
+    }),
+  );
   return id;
 }
 
-export function insertBankAccount(
+export async function insertBankAccount(
   db: Db,
   clock: Clock,
   input: {
@@ -54,11 +48,11 @@ export function insertBankAccount(
     iban?: string | null;
     mask?: string | null;
   },
-): string {
+): Promise<string> {
   const id = newId();
   const now = clock.now();
-  db.insert(bankAccounts)
-    .values({
+  await db.write((tx) =>
+    tx.insert(tx.t.bankAccounts).values({
       id,
       connectionId: input.connectionId,
       serviceAccountId: input.serviceAccountId,
@@ -71,12 +65,12 @@ export function insertBankAccount(
       institution: "Fixture Bank",
       createdAt: now,
       updatedAt: now,
-    })
-    .run();
+    }),
+  );
   return id;
 }
 
-export function insertBalance(
+export async function insertBalance(
   db: Db,
   input: {
     accountId: string;
@@ -86,17 +80,17 @@ export function insertBalance(
     asOf: Date;
     fetchedAt: Date;
   },
-): void {
-  db.insert(balances)
-    .values({
+): Promise<void> {
+  await db.write((tx) =>
+    tx.insert(tx.t.balances).values({
       accountId: input.accountId,
       current: input.current,
       available: input.available === undefined ? input.current : input.available,
       currency: input.currency ?? "EUR",
       asOf: input.asOf,
       fetchedAt: input.fetchedAt,
-    })
-    .run();
+    }),
+  );
 }
 
 export interface FixtureTransaction {
@@ -112,12 +106,12 @@ export interface FixtureTransaction {
 }
 
 /** Inserts the rows in one transaction (fast for 100,000 rows); returns their ids in order. */
-export function insertTransactions(
+export async function insertTransactions(
   db: Db,
   clock: Clock,
   accountId: string,
   rows: FixtureTransaction[],
-): string[] {
+): Promise<string[]> {
   const now = clock.now();
   const values = rows.map((row) => {
     const id = row.id ?? newId();
@@ -138,12 +132,8 @@ export function insertTransactions(
       updatedAt: now,
     };
   });
-  db.transaction((tx) => {
-    for (let i = 0; i < values.length; i += 500) {
-      tx.insert(transactions)
-        .values(values.slice(i, i + 500))
-        .run();
-    }
+  await db.write(async (tx) => {
+    for (const part of chunks(values)) await tx.insert(tx.t.transactions).values(part);
   });
   return values.map((v) => v.id);
 }
@@ -175,31 +165,32 @@ export interface BankFixture {
 }
 
 /** One linked connection carrying `accounts` accounts, each with a balance. */
-export function seedConnection(
+export async function seedConnection(
   db: Db,
   clock: Clock,
   serviceAccountId: string,
   options: { accounts?: number; status?: ConnectionStatus } = {},
-): BankFixture {
-  const connectionId = insertConnection(db, clock, {
+): Promise<BankFixture> {
+  const connectionId = await insertConnection(db, clock, {
     serviceAccountId,
     ...(options.status ? { status: options.status } : {}),
   });
-  const accountIds = Array.from({ length: options.accounts ?? 2 }, (_, i) => {
-    const accountId = insertBankAccount(db, clock, {
+  const accountIds: string[] = [];
+  for (let i = 0; i < (options.accounts ?? 2); i++) {
+    const accountId = await insertBankAccount(db, clock, {
       serviceAccountId,
       connectionId,
       name: `Account ${i + 1}`,
       type: i === 0 ? "current" : "savings",
     });
-    insertBalance(db, {
+    await insertBalance(db, {
       accountId,
       current: "1520.75",
       available: "1400.00",
       asOf: clock.now(),
       fetchedAt: clock.now(),
     });
-    return accountId;
-  });
+    accountIds.push(accountId);
+  }
   return { connectionId, accountIds };
 }

@@ -1,5 +1,6 @@
 // The compiled binary, built once per test process into a temporary directory.
 import { join } from "node:path";
+import { engineEnvFor } from "./engine.ts";
 import { makeTempDir } from "./temp.ts";
 
 const repoRoot = join(import.meta.dir, "../..");
@@ -31,7 +32,7 @@ export async function runBinary(
 ) {
   const child = Bun.spawn([binary, ...args], {
     cwd,
-    env: { PATH: process.env.PATH ?? "", ...env },
+    env: { PATH: process.env.PATH ?? "", ...(await engineEnvFor(cwd)), ...env },
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -59,7 +60,12 @@ export async function startBinary(
   const port = await freePort();
   const child = Bun.spawn([binary, "serve", "--port", String(port), ...(options.args ?? [])], {
     cwd: options.cwd,
-    env: { PATH: process.env.PATH ?? "", HOME: options.cwd, ...options.env },
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: options.cwd,
+      ...(await engineEnvFor(options.cwd)),
+      ...options.env,
+    },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",

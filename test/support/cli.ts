@@ -1,6 +1,7 @@
 import type { CliIo } from "../../src/cli/io.ts";
 import { runCli } from "../../src/cli/program.ts";
 import type { Clock } from "../../src/clock.ts";
+import { engineEnvFor } from "./engine.ts";
 
 export interface CliRun {
   code: number;
@@ -28,7 +29,7 @@ export async function runSvc(argv: string[], options: CliRunOptions): Promise<Cl
     stderr: (text) => {
       stderr += text;
     },
-    env: options.env ?? {},
+    env: { ...(await engineEnvFor(options.cwd)), ...options.env },
     cwd: options.cwd,
     interactive: options.interactive ?? false,
     ...(options.clock ? { clock: options.clock } : {}),

@@ -2,6 +2,7 @@ import type { Clock } from "../../src/clock.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
 import { type Logger, silentLogger } from "../../src/log.ts";
 import { openServices, type Services } from "../../src/services.ts";
+import { createTestDatabase, registerEngineEnv, testEngine, testPoolOptions } from "./engine.ts";
 import { createFakeClock } from "./fake-clock.ts";
 import { makeTempDir } from "./temp.ts";
 
@@ -14,17 +15,25 @@ export interface TestServicesOptions {
   config?: Partial<Config>;
 }
 
-/** Fresh data dir and database (migrated), fake clock by default, nothing logged. */
-export function createTestServices(options: TestServicesOptions = {}): Services {
+/**
+ * Fresh data dir and database (migrated) on this run's engine (support/engine.ts), fake clock by
+ * default, nothing logged.
+ */
+export async function createTestServices(options: TestServicesOptions = {}): Promise<Services> {
   const dataDir = makeTempDir("svc-data");
+  const testDatabase = testEngine === "postgres" ? await createTestDatabase() : undefined;
+  if (testDatabase) registerEngineEnv(dataDir, { SVC_DATABASE_URL: testDatabase.url });
   const config: Config = {
     ...loadConfig({ env: {}, cwd: dataDir, flags: { dataDir } }),
     unsafeAllowPrivateTargets: true,
+    ...(testDatabase ? { databaseUrl: testDatabase.url } : {}),
     ...options.config,
   };
-  return openServices(config, {
+  const services = await openServices(config, {
     clock: options.clock ?? createFakeClock(),
     log: options.log ?? silentLogger,
     env: { SVC_MASTER_KEY: testMasterKeyHex },
+    postgres: testPoolOptions,
   });
+  return services;
 }

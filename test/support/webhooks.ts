@@ -36,7 +36,7 @@ export interface WebhookSetup {
   clock: FakeClock;
   accountId: string;
   ownerEmail: string;
-  close(): void;
+  close(): Promise<void>;
 }
 
 let accounts = 0;
@@ -51,7 +51,7 @@ export async function createWebhookSetup(
 ): Promise<WebhookSetup> {
   const { pki } = await testCertificates();
   const clock = options.clock ?? createFakeClock();
-  const services = createTestServices({
+  const services = await createTestServices({
     clock,
     config: { deliveryCaFile: pki.caFile, ...options.config },
   });
@@ -72,9 +72,9 @@ export async function createWebhookSetup(
     clock,
     accountId: account.id,
     ownerEmail,
-    close() {
+    async close() {
       sender.close();
-      services.database.close();
+      await services.database.close();
     },
   };
 }
@@ -101,13 +101,13 @@ export async function registerVerified(
   const ref = { endpointId: registered.endpoint.id };
   const sent = await sendVerificationCode(setup.ctx, ref);
   if (!sent.ok) throw new Error(`verification send failed: ${sent.error}`);
-  const endpoint = verifyEndpoint(setup.ctx, ref, lastVerificationCode(receiver));
+  const endpoint = await verifyEndpoint(setup.ctx, ref, lastVerificationCode(receiver));
   return { endpoint, signingSecret: registered.signingSecret };
 }
 
 /** Records an account.balance.updated event for the setup's account (the bank-data side's job). */
-export function raiseBalanceEvent(setup: WebhookSetup) {
-  return setup.services.db.transaction((tx) =>
+export async function raiseBalanceEvent(setup: WebhookSetup) {
+  return setup.services.db.write((tx) =>
     recordAccountEvent(tx, setup.clock, {
       serviceAccountId: setup.accountId,
       type: "account.balance.updated",
@@ -133,8 +133,8 @@ export function webhookSuite(): {
     receiver = startReceiver((await testCertificates()).cert);
   });
   afterAll(() => receiver?.stop());
-  afterEach(() => {
-    for (const s of setups.splice(0)) s.close();
+  afterEach(async () => {
+    for (const s of setups.splice(0)) await s.close();
   });
   return {
     receiver: () => receiver as Receiver,

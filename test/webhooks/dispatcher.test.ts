@@ -2,7 +2,10 @@
 // on loopback, with a fake clock deciding what is due.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { deliveries, deliveryAttempts, mailOutbox, webhookEndpoints } from "../../src/db/schema.ts";
+import { tables } from "../support/tables.ts";
+
+const { deliveries, deliveryAttempts, mailOutbox, webhookEndpoints } = tables;
+
 import { createLogger, silentLogger } from "../../src/log.ts";
 import { listDeliveries } from "../../src/webhooks/delivery-log.ts";
 import {
@@ -20,7 +23,6 @@ import { enableEndpoint, removeEndpoint } from "../../src/webhooks/endpoint-stat
 import { recordAccountEvent } from "../../src/webhooks/events.ts";
 import { retryDelaysMs } from "../../src/webhooks/retry-schedule.ts";
 import { senderFromConfig } from "../../src/webhooks/sender.ts";
-import { freePort } from "../support/binary.ts";
 import { loopbackNames } from "../support/pki.ts";
 import {
   acceptVerification,
@@ -70,7 +72,7 @@ function dispatcher(
 ): Dispatcher {
   const { timeoutMs, ...rest } = options;
   const d = createDispatcher({
-    database: s.services.database,
+    db: s.services.db,
     clock: s.clock,
     log: silentLogger,
     masterKey: s.services.masterKey,
@@ -88,10 +90,10 @@ function dispatcher(
   return d;
 }
 
-function raise(s: WebhookSetup, count = 1): string[] {
+async function raise(s: WebhookSetup, count = 1): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
-    const recorded = s.services.db.transaction((tx) =>
+    const recorded = await s.services.db.write((tx) =>
       recordAccountEvent(tx, s.clock, {
         serviceAccountId: s.accountId,
         type: "account.transactions.available",
@@ -103,8 +105,10 @@ function raise(s: WebhookSetup, count = 1): string[] {
   return ids;
 }
 
-function endpointRow(s: WebhookSetup, id: string) {
-  return s.services.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id)).get();
+async function endpointRow(s: WebhookSetup, id: string) {
+  return (
+    await s.services.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id))
+  )[0];
 }
 
 describe("retries (spec 6: 1 min, 5 min, 30 min, 2 h, 12 h, 24 h after the previous attempt, then dropped)", () => {
@@ -115,20 +119,20 @@ describe("retries (spec 6: 1 min, 5 min, 30 min, 2 h, 12 h, 24 h after the previ
     const before = failing.requests.length;
     const d = dispatcher(s);
     const start = s.clock.now().getTime();
-    const [eventId] = raise(s);
+    const [eventId] = await raise(s);
     expect(await d.runDue()).toBe(1);
     const expected = [start];
     for (const delay of retryDelaysMs) {
       s.clock.advance(delay - 1);
       expect(await d.runDue()).toBe(0);
-      const [pending] = listDeliveries(s.services.db, { eventId: eventId as string });
+      const [pending] = await listDeliveries(s.services.db, { eventId: eventId as string });
       expect(pending?.status).toBe("pending");
       expect(pending?.nextAttemptAt).toBe(new Date(s.clock.now().getTime() + 1).toISOString());
       s.clock.advance(1);
       expect(await d.runDue()).toBe(1);
       expected.push(s.clock.now().getTime());
     }
-    const [dropped] = listDeliveries(s.services.db, { eventId: eventId as string });
+    const [dropped] = await listDeliveries(s.services.db, { eventId: eventId as string });
     expect(dropped?.status).toBe("dropped");
     expect(dropped?.nextAttemptAt).toBeNull();
     expect(dropped?.attempts.map((a) => new Date(a.at).getTime())).toEqual(expected);
@@ -156,18 +160,18 @@ describe("retries (spec 6: 1 min, 5 min, 30 min, 2 h, 12 h, 24 h after the previ
         }).ok,
       ).toBe(true);
     }
-    expect(getEndpoint(s.services.db, { endpointId: endpoint.id }).failureCount).toBe(7);
+    expect((await getEndpoint(s.services.db, { endpointId: endpoint.id })).failureCount).toBe(7);
   });
 
   test("a success ends the delivery: no more attempts", async () => {
     const s = await setup();
     await registerVerified(s, ok, "/once");
     const d = dispatcher(s);
-    const [eventId] = raise(s);
+    const [eventId] = await raise(s);
     expect(await d.runDue()).toBe(1);
     s.clock.advance(48 * 60 * 60_000);
     expect(await d.runDue()).toBe(0);
-    const [delivery] = listDeliveries(s.services.db, { eventId: eventId as string });
+    const [delivery] = await listDeliveries(s.services.db, { eventId: eventId as string });
     expect(delivery).toMatchObject({ status: "succeeded", attemptCount: 1, lastStatusCode: 200 });
     expect(delivery?.attempts[0]).toMatchObject({
       number: 1,
@@ -183,37 +187,39 @@ describe("failure streak and disabling (spec 3, 6: at 20 in a row disabled, one 
     const s = await setup();
     const { endpoint } = await registerVerified(s, failing);
     const d = dispatcher(s);
-    raise(s, 19);
+    await raise(s, 19);
     expect(await d.runDue()).toBe(19);
-    expect(endpointRow(s, endpoint.id)).toMatchObject({ status: "active", failureCount: 19 });
-    expect(s.services.db.select().from(mailOutbox).all()).toHaveLength(0);
+    expect(await endpointRow(s, endpoint.id)).toMatchObject({ status: "active", failureCount: 19 });
+    expect(await s.services.db.select().from(mailOutbox)).toHaveLength(0);
 
     s.clock.advance(1000);
-    raise(s);
+    await raise(s);
     expect(await d.runDue()).toBe(1);
-    const disabled = getEndpoint(s.services.db, { endpointId: endpoint.id });
+    const disabled = await getEndpoint(s.services.db, { endpointId: endpoint.id });
     expect(disabled).toMatchObject({ status: "disabled", failureCount: 20 });
     expect(disabled.disabledReason).toContain("20 consecutive failed deliveries");
     expect(disabled.disabledReason).toContain("503");
     expect(disabled.disabledAt).toBe(s.clock.now().toISOString());
-    const states = s.services.db.select({ status: deliveries.status }).from(deliveries).all();
+    const states = await s.services.db.select({ status: deliveries.status }).from(deliveries);
     expect(states.filter((r) => r.status === "pending")).toHaveLength(0);
     expect(states.filter((r) => r.status === "cancelled")).toHaveLength(20);
-    const mail = s.services.db.select().from(mailOutbox).all();
+    const mail = await s.services.db.select().from(mailOutbox);
     expect(mail).toHaveLength(1);
     expect(mail[0]?.toAddress).toBe(s.ownerEmail);
     expect(mail[0]?.body).toContain(endpoint.id);
 
     // Sending stops: no retry goes out and new events queue nothing.
     s.clock.advance(60 * 60_000);
-    expect(raise(s).length).toBe(1);
+    expect((await raise(s)).length).toBe(1);
     expect(await d.runDue()).toBe(0);
 
     // Enable clears the state and the count; nothing raised meanwhile is replayed.
-    expect(enableEndpoint(s.services.db, s.clock, { endpointId: endpoint.id })).toMatchObject({
-      status: "active",
-      failureCount: 0,
-    });
+    expect(await enableEndpoint(s.services.db, s.clock, { endpointId: endpoint.id })).toMatchObject(
+      {
+        status: "active",
+        failureCount: 0,
+      },
+    );
     expect(await d.runDue()).toBe(0);
   });
 
@@ -223,17 +229,17 @@ describe("failure streak and disabling (spec 3, 6: at 20 in a row disabled, one 
     const s = await setup();
     const { endpoint } = await registerVerified(s, flaky);
     const d = dispatcher(s, { endpointConcurrency: 1 });
-    raise(s, 19);
+    await raise(s, 19);
     await d.runDue();
-    expect(endpointRow(s, endpoint.id)?.failureCount).toBe(19);
+    expect((await endpointRow(s, endpoint.id))?.failureCount).toBe(19);
     status = 200;
-    raise(s);
+    await raise(s);
     await d.runDue();
-    expect(endpointRow(s, endpoint.id)).toMatchObject({ status: "active", failureCount: 0 });
+    expect(await endpointRow(s, endpoint.id)).toMatchObject({ status: "active", failureCount: 0 });
     status = 500;
-    raise(s, 19);
+    await raise(s, 19);
     await d.runDue();
-    expect(endpointRow(s, endpoint.id)).toMatchObject({ status: "active", failureCount: 19 });
+    expect(await endpointRow(s, endpoint.id)).toMatchObject({ status: "active", failureCount: 19 });
   });
 
   test("every failure kind counts: refused, self-signed, expired, wrong name, timeout, 3xx (not followed), 4xx, 5xx", async () => {
@@ -251,7 +257,9 @@ describe("failure streak and disabling (spec 3, 6: at 20 in a row disabled, one 
       () => new Response(null, { status: 302, headers: { location: "/followed" } }),
     );
     const kinds: [string, string, string][] = [
-      ["refused", `https://127.0.0.1:${await freePort()}/`, "connect"],
+      // Port 1 (tcpmux) has no listener here: a free port picked earlier could be taken by one of
+      // the receivers started below.
+      ["refused", "https://127.0.0.1:1/", "connect"],
       ["self-signed", (await serve(await pki.selfSigned(loopbackNames))).url(), "tls"],
       ["expired", (await serve(await pki.issue(loopbackNames, { expired: true }))).url(), "tls"],
       [
@@ -265,16 +273,14 @@ describe("failure streak and disabling (spec 3, 6: at 20 in a row disabled, one 
       ["5xx", (await serve(cert, () => new Response(null, { status: 502 }))).url(), "http_status"],
     ];
     for (const [i, [kind, url, errorClass]] of kinds.entries()) {
-      s.services.db
-        .update(webhookEndpoints)
-        .set({ url })
-        .where(eq(webhookEndpoints.id, endpoint.id))
-        .run();
-      const [eventId] = raise(s);
+      await s.services.db.write((tx) =>
+        tx.update(webhookEndpoints).set({ url }).where(eq(webhookEndpoints.id, endpoint.id)),
+      );
+      const [eventId] = await raise(s);
       expect(await d.runDue()).toBe(1);
-      const [delivery] = listDeliveries(s.services.db, { eventId: eventId as string });
+      const [delivery] = await listDeliveries(s.services.db, { eventId: eventId as string });
       expect({ kind, errorClass: delivery?.attempts[0]?.errorClass }).toEqual({ kind, errorClass });
-      expect(endpointRow(s, endpoint.id)?.failureCount).toBe(i + 1);
+      expect((await endpointRow(s, endpoint.id))?.failureCount).toBe(i + 1);
     }
     expect(redirect.requests.map((r) => r.path)).toEqual(["/moved"]);
   });
@@ -288,9 +294,11 @@ describe("rotation (spec 3: the next attempt, retries included, uses the new sec
     const { endpoint, signingSecret: oldSecret } = await registerVerified(s, r);
     const d = dispatcher(s);
     const before = r.requests.length;
-    raise(s);
+    await raise(s);
     await d.runDue();
-    const { signingSecret: newSecret } = rotateEndpointSecret(s.ctx, { endpointId: endpoint.id });
+    const { signingSecret: newSecret } = await rotateEndpointSecret(s.ctx, {
+      endpointId: endpoint.id,
+    });
     status = 200;
     s.clock.advance(60_000);
     expect(await d.runDue()).toBe(1);
@@ -322,15 +330,16 @@ describe("SSRF at delivery time (DNS rebinding)", () => {
       url: "https://hooks.example.com/in",
     });
     // Verified by hand: a verification send would connect to the public address.
-    s.services.db
-      .update(webhookEndpoints)
-      .set({ verifiedAt: s.clock.now() })
-      .where(eq(webhookEndpoints.id, endpoint.id))
-      .run();
+    await s.services.db.write((tx) =>
+      tx
+        .update(webhookEndpoints)
+        .set({ verifiedAt: s.clock.now() })
+        .where(eq(webhookEndpoints.id, endpoint.id)),
+    );
     const d = dispatcher(s);
-    const [eventId] = raise(s);
+    const [eventId] = await raise(s);
     expect(await d.runDue()).toBe(1);
-    const [delivery] = listDeliveries(s.services.db, { eventId: eventId as string });
+    const [delivery] = await listDeliveries(s.services.db, { eventId: eventId as string });
     expect(delivery?.attempts[0]).toMatchObject({
       errorClass: "blocked_address",
       statusCode: null,
@@ -351,7 +360,7 @@ describe("concurrency caps", () => {
     await registerVerified(s, ok, "/fast");
     const okBefore = ok.requests.length;
     const d = dispatcher(s, { concurrency: 8, endpointConcurrency: 2 });
-    raise(s, 6);
+    await raise(s, 6);
     const run = d.runDue();
     await ok.waitFor(okBefore + 6, 2_000);
     // The fast endpoint got all six while the slow one was still on its first two.
@@ -377,7 +386,7 @@ describe("concurrency caps", () => {
     await registerVerified(s, a);
     await registerVerified(s, b);
     const d = dispatcher(s, { concurrency: 3, endpointConcurrency: 8 });
-    raise(s, 5);
+    await raise(s, 5);
     expect(await d.runDue()).toBe(10);
     expect(maxOpen).toBe(3);
   });
@@ -394,7 +403,7 @@ describe("durability (DESIGN.md: claimed with a lease, at-least-once)", () => {
     await registerVerified(s, r);
     const before = r.requests.length;
     const dead = dispatcher(s);
-    const [eventId] = raise(s);
+    const [eventId] = await raise(s);
     void dead.runDue();
     await r.waitFor(before + 1);
     // "Crash": the first dispatcher never records anything. A second one takes over.
@@ -403,14 +412,14 @@ describe("durability (DESIGN.md: claimed with a lease, at-least-once)", () => {
     expect(await next.runDue()).toBe(0);
     s.clock.advance(deliveryLeaseMs);
     expect(await next.runDue()).toBe(1);
-    const [delivery] = listDeliveries(s.services.db, { eventId: eventId as string });
+    const [delivery] = await listDeliveries(s.services.db, { eventId: eventId as string });
     expect(delivery).toMatchObject({ status: "succeeded", attemptCount: 1 });
     expect(r.requests.slice(before).map((q) => q.headers["svc-webhook-id"])).toEqual([
       eventId,
       eventId,
     ]);
     await dead.stop();
-    expect(listDeliveries(s.services.db, { eventId: eventId as string })[0]?.status).toBe(
+    expect((await listDeliveries(s.services.db, { eventId: eventId as string }))[0]?.status).toBe(
       "succeeded",
     );
   });
@@ -421,23 +430,23 @@ describe("durability (DESIGN.md: claimed with a lease, at-least-once)", () => {
     await registerVerified(s, r);
     const before = r.requests.length;
     const first = dispatcher(s);
-    const [eventId] = raise(s);
+    const [eventId] = await raise(s);
     void first.runDue();
     await r.waitFor(before + 1);
     await first.stop();
-    const row = s.services.db
-      .select()
-      .from(deliveries)
-      .where(eq(deliveries.eventId, eventId as string))
-      .get();
+    const row = (
+      await s.services.db
+        .select()
+        .from(deliveries)
+        .where(eq(deliveries.eventId, eventId as string))
+    )[0];
     expect(row).toMatchObject({ status: "pending", attemptCount: 0, leaseExpiresAt: null });
     expect(row?.nextAttemptAt?.getTime()).toBe(s.clock.now().getTime());
     expect(
-      s.services.db
+      await s.services.db
         .select()
         .from(deliveryAttempts)
-        .where(eq(deliveryAttempts.deliveryId, row?.id as string))
-        .all(),
+        .where(eq(deliveryAttempts.deliveryId, row?.id as string)),
     ).toEqual([]);
     r.respond(() => new Response(null, { status: 200 }));
     expect(await dispatcher(s).runDue()).toBe(1);
@@ -456,14 +465,14 @@ describe("durability (DESIGN.md: claimed with a lease, at-least-once)", () => {
     const before = r.requests.length;
     const lines: string[] = [];
     const d = dispatcher(s, { log: createLogger({ write: (line) => lines.push(line) }) });
-    raise(s);
+    await raise(s);
     const run = d.runDue();
     await r.waitFor(before + 1);
-    removeEndpoint(s.services.db, { endpointId: endpoint.id });
+    await removeEndpoint(s.services.db, { endpointId: endpoint.id });
     answer?.();
     expect(await run).toBe(1);
-    expect(s.services.db.select().from(deliveries).all()).toEqual([]);
-    expect(s.services.db.select().from(deliveryAttempts).all()).toEqual([]);
+    expect(await s.services.db.select().from(deliveries)).toEqual([]);
+    expect(await s.services.db.select().from(deliveryAttempts)).toEqual([]);
     expect(lines.filter((line) => line.includes('"level":"error"'))).toEqual([]);
   });
 
@@ -473,7 +482,7 @@ describe("durability (DESIGN.md: claimed with a lease, at-least-once)", () => {
     const before = ok.requests.length;
     const d = dispatcher(s, { outbox: s.services.outbox });
     d.start();
-    raise(s);
+    await raise(s);
     s.services.outbox.notify();
     await ok.waitFor(before + 1, 2_000);
   });

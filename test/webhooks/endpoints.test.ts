@@ -2,7 +2,10 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { sha256Hex } from "../../src/crypto/tokens.ts";
-import { deliveries, webhookEndpoints } from "../../src/db/schema.ts";
+import { tables } from "../support/tables.ts";
+
+const { deliveries, webhookEndpoints } = tables;
+
 import { silentLogger } from "../../src/log.ts";
 import { openServices } from "../../src/services.ts";
 import { getEndpoint, listEndpoints } from "../../src/webhooks/endpoint-records.ts";
@@ -55,18 +58,19 @@ describe("register (spec 2: signing secret shown once, only a hash stored)", () 
       url: receiver.url("/a"),
     });
     expect(JSON.stringify(endpoint)).not.toContain(signingSecret);
-    const row = s.services.db
-      .select()
-      .from(webhookEndpoints)
-      .where(eq(webhookEndpoints.id, endpoint.id))
-      .get();
+    const row = (
+      await s.services.db
+        .select()
+        .from(webhookEndpoints)
+        .where(eq(webhookEndpoints.id, endpoint.id))
+    )[0];
     expect(row?.secretHash).toBe(sha256Hex(signingSecret));
     expect(JSON.stringify(row)).not.toContain(signingSecret.slice(6));
     // DESIGN.md: whsec_ + base64url(HMAC-SHA256(master key, endpoint id + salt)).
     expect(deriveSigningSecret(s.services.masterKey, endpoint.id, row?.secretSalt as string)).toBe(
       signingSecret,
     );
-    expect(getEndpoint(s.services.db, { endpointId: endpoint.id })).toEqual(endpoint);
+    expect(await getEndpoint(s.services.db, { endpointId: endpoint.id })).toEqual(endpoint);
   });
 
   test("a refused URL answers invalid_url (400) with the reason", async () => {
@@ -99,7 +103,7 @@ describe("register (spec 2: signing secret shown once, only a hash stored)", () 
     );
     expect(error.code).toBe("limit_exceeded");
     expect(error.message).toContain("at most 3");
-    expect(listEndpoints(s.services.db, s.accountId)).toHaveLength(3);
+    expect(await listEndpoints(s.services.db, s.accountId)).toHaveLength(3);
   });
 
   test("10 registrations per hour per account (spec 8): the 11th answers 429 with Retry-After, and a restart does not reset it", async () => {
@@ -109,7 +113,7 @@ describe("register (spec 2: signing secret shown once, only a hash stored)", () 
         serviceAccountId: s.accountId,
         url: receiver.url(`/r${i}`),
       });
-      removeEndpoint(s.services.db, { endpointId: endpoint.id });
+      await removeEndpoint(s.services.db, { endpointId: endpoint.id });
     }
     const error = await apiError(() =>
       registerEndpoint(s.ctx, { serviceAccountId: s.accountId, url: receiver.url("/r10") }),
@@ -120,7 +124,7 @@ describe("register (spec 2: signing secret shown once, only a hash stored)", () 
     expect(Number(error.headers["Retry-After"])).toBeGreaterThan(0);
 
     // Reopen the same data directory: the count lives in the database.
-    const reopened = openServices(
+    const reopened = await openServices(
       { ...s.services.config },
       { clock: s.clock, log: silentLogger, env: { SVC_MASTER_KEY: testMasterKeyHex } },
     );
@@ -133,7 +137,7 @@ describe("register (spec 2: signing secret shown once, only a hash stored)", () 
       );
       expect(again.status).toBe(429);
     } finally {
-      reopened.database.close();
+      await reopened.database.close();
     }
     s.clock.advance(60 * 60_000);
     await registerEndpoint(s.ctx, { serviceAccountId: s.accountId, url: receiver.url("/next") });
@@ -157,7 +161,7 @@ describe("rotate secret (spec 3: the old secret stops verifying the instant the 
       serviceAccountId: s.accountId,
       url: receiver.url("/rot"),
     });
-    const rotated = rotateEndpointSecret(s.ctx, { endpointId: endpoint.id });
+    const rotated = await rotateEndpointSecret(s.ctx, { endpointId: endpoint.id });
     expect(rotated.signingSecret).toMatch(/^whsec_/);
     expect(rotated.signingSecret).not.toBe(oldSecret);
     const before = receiver.requests.length;
@@ -203,8 +207,8 @@ describe("test send (spec 3 'portal: Test')", () => {
       });
       const result = await testEndpoint(s.ctx, { endpointId: endpoint.id });
       expect(result).toMatchObject({ ok: false, statusCode: 503, errorClass: "http_status" });
-      expect(getEndpoint(s.services.db, { endpointId: endpoint.id }).failureCount).toBe(0);
-      const rows = s.services.db.select().from(deliveries).all();
+      expect((await getEndpoint(s.services.db, { endpointId: endpoint.id })).failureCount).toBe(0);
+      const rows = await s.services.db.select().from(deliveries);
       expect(rows).toHaveLength(1);
       expect(rows[0]).toMatchObject({ kind: "test", status: "failed", nextAttemptAt: null });
     } finally {
@@ -233,19 +237,20 @@ describe("endpoint states (spec 3)", () => {
     const s = await setup();
     const { endpoint } = await registerVerified(s, receiver, "/p");
     const ref = { endpointId: endpoint.id };
-    const pending = accountEvent(s);
+    const pending = await accountEvent(s);
     expect(pending.deliveryIds).toHaveLength(1);
-    expect(pauseEndpoint(s.services.db, s.clock, ref).status).toBe("paused");
+    expect((await pauseEndpoint(s.services.db, s.clock, ref)).status).toBe("paused");
     expect(
-      s.services.db
-        .select()
-        .from(deliveries)
-        .where(eq(deliveries.id, pending.deliveryIds[0] as string))
-        .get()?.status,
+      (
+        await s.services.db
+          .select()
+          .from(deliveries)
+          .where(eq(deliveries.id, pending.deliveryIds[0] as string))
+      )[0]?.status,
     ).toBe("cancelled");
-    expect(accountEvent(s).deliveryIds).toHaveLength(0);
-    expect(resumeEndpoint(s.services.db, s.clock, ref).status).toBe("active");
-    expect(accountEvent(s).deliveryIds).toHaveLength(1);
+    expect((await accountEvent(s)).deliveryIds).toHaveLength(0);
+    expect((await resumeEndpoint(s.services.db, s.clock, ref)).status).toBe("active");
+    expect((await accountEvent(s)).deliveryIds).toHaveLength(1);
   });
 
   test("enable only applies to a disabled endpoint and clears reason, date and failure count", async () => {
@@ -254,17 +259,18 @@ describe("endpoint states (spec 3)", () => {
     const ref = { endpointId: endpoint.id };
     const error = await apiError(() => enableEndpoint(s.services.db, s.clock, ref));
     expect(error.code).toBe("invalid_state");
-    s.services.db
-      .update(webhookEndpoints)
-      .set({
-        status: "disabled",
-        failureCount: 20,
-        disabledReason: "20 consecutive failed deliveries",
-        disabledAt: s.clock.now(),
-      })
-      .where(eq(webhookEndpoints.id, endpoint.id))
-      .run();
-    expect(enableEndpoint(s.services.db, s.clock, ref)).toMatchObject({
+    await s.services.db.write((tx) =>
+      tx
+        .update(webhookEndpoints)
+        .set({
+          status: "disabled",
+          failureCount: 20,
+          disabledReason: "20 consecutive failed deliveries",
+          disabledAt: s.clock.now(),
+        })
+        .where(eq(webhookEndpoints.id, endpoint.id)),
+    );
+    expect(await enableEndpoint(s.services.db, s.clock, ref)).toMatchObject({
       status: "active",
       failureCount: 0,
       disabledReason: null,
@@ -282,7 +288,7 @@ describe("endpoint states (spec 3)", () => {
     expect((await apiError(() => resumeEndpoint(s.services.db, s.clock, ref))).code).toBe(
       "invalid_state",
     );
-    pauseEndpoint(s.services.db, s.clock, ref);
+    await pauseEndpoint(s.services.db, s.clock, ref);
     expect((await apiError(() => pauseEndpoint(s.services.db, s.clock, ref))).message).toContain(
       "is paused",
     );
@@ -294,11 +300,11 @@ describe("endpoint states (spec 3)", () => {
       serviceAccountId: s.accountId,
       url: receiver.url(),
     });
-    expect(removeEndpoint(s.services.db, { endpointId: endpoint.id })).toEqual({
+    expect(await removeEndpoint(s.services.db, { endpointId: endpoint.id })).toEqual({
       id: endpoint.id,
       removed: true,
     });
-    expect(listEndpoints(s.services.db, s.accountId)).toEqual([]);
+    expect(await listEndpoints(s.services.db, s.accountId)).toEqual([]);
     expect(
       (await apiError(() => getEndpoint(s.services.db, { endpointId: endpoint.id }))).code,
     ).toBe("not_found");

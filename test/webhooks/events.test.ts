@@ -1,6 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { createServiceAccount } from "../../src/accounts/service-accounts.ts";
-import { deliveries, events, webhookEndpoints } from "../../src/db/schema.ts";
+import { tables } from "../support/tables.ts";
+
+const { deliveries, events, webhookEndpoints } = tables;
+
 import { newId } from "../../src/ids.ts";
 import { canonicalJson } from "../../src/webhooks/canonical-json.ts";
 import { buildEvent, recordAccountEvent } from "../../src/webhooks/events.ts";
@@ -75,16 +78,15 @@ describe("event envelope (spec 2): exactly id, type, created_at, api_version v1,
 
 describe("recordAccountEvent (transactional outbox)", () => {
   async function setup() {
-    const services = createTestServices();
+    const services = await createTestServices();
     const { account } = await createServiceAccount(services.db, services.clock, {
       email: "o@example.com",
     });
-    const endpoint = (status: "active" | "paused" | "disabled", verified: boolean) => {
+    const endpoint = async (status: "active" | "paused" | "disabled", verified: boolean) => {
       const id = newId();
       const now = services.clock.now();
-      services.db
-        .insert(webhookEndpoints)
-        .values({
+      await services.db.write((tx) =>
+        tx.insert(webhookEndpoints).values({
           id,
           serviceAccountId: account.id,
           url: `https://hooks.example.com/${id}`,
@@ -94,8 +96,8 @@ describe("recordAccountEvent (transactional outbox)", () => {
           verifiedAt: verified ? now : null,
           createdAt: now,
           updatedAt: now,
-        })
-        .run();
+        }),
+      );
       return id;
     };
     return { services, accountId: account.id, endpoint };
@@ -103,37 +105,37 @@ describe("recordAccountEvent (transactional outbox)", () => {
 
   test("queues one delivery per endpoint that is active and verified, none for paused, disabled or unverified", async () => {
     const { services, accountId: owner, endpoint } = await setup();
-    const eligible = endpoint("active", true);
-    endpoint("active", false);
-    endpoint("paused", true);
-    const recorded = services.db.transaction((tx) =>
+    const eligible = await endpoint("active", true);
+    await endpoint("active", false);
+    await endpoint("paused", true);
+    const recorded = await services.db.write((tx) =>
       recordAccountEvent(tx, services.clock, {
         serviceAccountId: owner,
         type: "account.balance.updated",
         data: { account_id: accountId, fetched_at: at.toISOString() },
       }),
     );
-    const rows = services.db.select().from(deliveries).all();
+    const rows = await services.db.select().from(deliveries);
     expect(rows.map((row) => row.endpointId)).toEqual([eligible]);
     expect(rows[0]?.status).toBe("pending");
     expect(rows[0]?.nextAttemptAt).toEqual(services.clock.now());
-    expect(services.db.select().from(events).get()?.body).toBe(recorded.body);
+    expect((await services.db.select().from(events))[0]?.body).toBe(recorded.body);
   });
 
   test("a failure later in the same transaction leaves neither the event nor its deliveries", async () => {
     const { services, accountId: owner, endpoint } = await setup();
-    endpoint("active", true);
-    expect(() =>
-      services.db.transaction((tx) => {
-        recordAccountEvent(tx, services.clock, {
+    await endpoint("active", true);
+    await expect(
+      services.db.write(async (tx) => {
+        await recordAccountEvent(tx, services.clock, {
           serviceAccountId: owner,
           type: "account.balance.updated",
           data: { account_id: accountId, fetched_at: at.toISOString() },
         });
         throw new Error("crash before commit");
       }),
-    ).toThrow("crash before commit");
-    expect(services.db.select().from(events).all()).toHaveLength(0);
-    expect(services.db.select().from(deliveries).all()).toHaveLength(0);
+    ).rejects.toThrow("crash before commit");
+    expect(await services.db.select().from(events)).toHaveLength(0);
+    expect(await services.db.select().from(deliveries)).toHaveLength(0);
   });
 });

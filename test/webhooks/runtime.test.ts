@@ -36,15 +36,17 @@ describe("startService runs the webhook workers", () => {
     cleanup(() => running.stop());
 
     const before = receiver.requests.length;
-    raiseBalanceEvent(setup);
+    await raiseBalanceEvent(setup);
     setup.services.outbox.notify();
     await receiver.waitFor(before + 1);
 
     status = 500;
-    for (let i = 0; i < 20; i++) raiseBalanceEvent(setup);
+    for (let i = 0; i < 20; i++) await raiseBalanceEvent(setup);
     setup.services.outbox.notify();
     for (let i = 0; i < 500 && mails.length === 0; i++) await Bun.sleep(20);
-    expect(getEndpoint(setup.services.db, { endpointId: endpoint.id }).status).toBe("disabled");
+    expect((await getEndpoint(setup.services.db, { endpointId: endpoint.id })).status).toBe(
+      "disabled",
+    );
     expect(mails).toHaveLength(1);
     expect(mails[0]?.to).toEqual([setup.ownerEmail]);
     expect(mails[0]?.data).toContain("Webhook endpoint disabled");

@@ -1,7 +1,10 @@
 // Verification codes (spec 2 "Verification code", 3, 8; DESIGN.md: unambiguous alphabet,
 // only a hash stored, a new send replaces the old code).
 import { beforeAll, describe, expect, test } from "bun:test";
-import { deliveries, events, verificationCodes } from "../../src/db/schema.ts";
+import { tables } from "../support/tables.ts";
+
+const { deliveries, events, verificationCodes } = tables;
+
 import { ApiError } from "../../src/http/errors.ts";
 import { silentLogger } from "../../src/log.ts";
 import { openServices } from "../../src/services.ts";
@@ -32,9 +35,9 @@ async function unverified() {
   return { s, ref: { endpointId: endpoint.id } };
 }
 
-function rejection(work: () => unknown): ApiError {
+async function rejection(work: () => unknown): Promise<ApiError> {
   try {
-    work();
+    await work();
   } catch (error) {
     if (error instanceof ApiError) return error;
     throw error;
@@ -65,17 +68,17 @@ describe("send verification code", () => {
     const code = lastVerificationCode(receiver);
     const db = s.services.db;
     const everything = JSON.stringify([
-      db.select().from(verificationCodes).all(),
-      db.select().from(events).all(),
-      db.select().from(deliveries).all(),
+      await db.select().from(verificationCodes),
+      await db.select().from(events),
+      await db.select().from(deliveries),
     ]);
     expect(everything).not.toContain(code);
-    expect(db.select().from(events).get()?.body).toContain('"code":"********"');
+    expect((await db.select().from(events))[0]?.body).toContain('"code":"********"');
   });
 
   test("account events are not sent to an unverified endpoint", async () => {
     const { s } = await unverified();
-    const recorded = raiseBalanceEvent(s);
+    const recorded = await raiseBalanceEvent(s);
     expect(recorded.deliveryIds).toEqual([]);
   });
 });
@@ -84,49 +87,51 @@ describe("verify (spec 3: correct code, under 1 hour, fewer than 5 attempts)", (
   test("the correct code makes the endpoint verified (case and spaces forgiven); then account events flow", async () => {
     const { s, ref } = await unverified();
     await sendVerificationCode(s.ctx, ref);
-    const endpoint = verifyEndpoint(
+    const endpoint = await verifyEndpoint(
       s.ctx,
       ref,
       ` ${lastVerificationCode(receiver).toLowerCase()} `,
     );
     expect(endpoint).toMatchObject({ verified: true, status: "active" });
-    const recorded = raiseBalanceEvent(s);
+    const recorded = await raiseBalanceEvent(s);
     expect(recorded.deliveryIds).toHaveLength(1);
-    expect(rejection(() => verifyEndpoint(s.ctx, ref, "AAAAAAAA")).code).toBe("invalid_state");
+    expect((await rejection(() => verifyEndpoint(s.ctx, ref, "AAAAAAAA"))).code).toBe(
+      "invalid_state",
+    );
   });
 
   test("a wrong code counts an attempt and says how many are left", async () => {
     const { s, ref } = await unverified();
     await sendVerificationCode(s.ctx, ref);
-    const error = rejection(() =>
+    const error = await rejection(() =>
       verifyEndpoint(s.ctx, ref, wrongCode(lastVerificationCode(receiver))),
     );
     expect(error.code).toBe("invalid_request");
     expect(error.message).toContain("4 attempts left");
-    expect(s.services.db.select().from(verificationCodes).get()?.attemptsUsed).toBe(1);
+    expect((await s.services.db.select().from(verificationCodes))[0]?.attemptsUsed).toBe(1);
   });
 
   test("after 5 attempts the code is spent: even the correct code is refused until a new one is sent", async () => {
     const { s, ref } = await unverified();
     await sendVerificationCode(s.ctx, ref);
     const code = lastVerificationCode(receiver);
-    for (let i = 0; i < 4; i++) rejection(() => verifyEndpoint(s.ctx, ref, wrongCode(code)));
-    expect(rejection(() => verifyEndpoint(s.ctx, ref, wrongCode(code))).message).toContain(
+    for (let i = 0; i < 4; i++) await rejection(() => verifyEndpoint(s.ctx, ref, wrongCode(code)));
+    expect((await rejection(() => verifyEndpoint(s.ctx, ref, wrongCode(code)))).message).toContain(
       "now spent",
     );
-    const spent = rejection(() => verifyEndpoint(s.ctx, ref, code));
+    const spent = await rejection(() => verifyEndpoint(s.ctx, ref, code));
     expect(spent.code).toBe("code_expired");
     expect(spent.message).toContain("tried 5 times");
     await sendVerificationCode(s.ctx, ref);
-    expect(verifyEndpoint(s.ctx, ref, lastVerificationCode(receiver)).verified).toBe(true);
+    expect((await verifyEndpoint(s.ctx, ref, lastVerificationCode(receiver))).verified).toBe(true);
   });
 
   test("the fifth attempt may still be the right one", async () => {
     const { s, ref } = await unverified();
     await sendVerificationCode(s.ctx, ref);
     const code = lastVerificationCode(receiver);
-    for (let i = 0; i < 4; i++) rejection(() => verifyEndpoint(s.ctx, ref, wrongCode(code)));
-    expect(verifyEndpoint(s.ctx, ref, code).verified).toBe(true);
+    for (let i = 0; i < 4; i++) await rejection(() => verifyEndpoint(s.ctx, ref, wrongCode(code)));
+    expect((await verifyEndpoint(s.ctx, ref, code)).verified).toBe(true);
   });
 
   test("a code expires 1 hour after it was sent", async () => {
@@ -134,9 +139,9 @@ describe("verify (spec 3: correct code, under 1 hour, fewer than 5 attempts)", (
     await sendVerificationCode(s.ctx, ref);
     const code = lastVerificationCode(receiver);
     s.clock.advance(60 * 60_000 - 1);
-    rejection(() => verifyEndpoint(s.ctx, ref, wrongCode(code)));
+    await rejection(() => verifyEndpoint(s.ctx, ref, wrongCode(code)));
     s.clock.advance(1);
-    const expired = rejection(() => verifyEndpoint(s.ctx, ref, code));
+    const expired = await rejection(() => verifyEndpoint(s.ctx, ref, code));
     expect(expired.code).toBe("code_expired");
     expect(expired.status).toBe(410);
     expect(expired.message).toContain("expired");
@@ -149,13 +154,13 @@ describe("verify (spec 3: correct code, under 1 hour, fewer than 5 attempts)", (
     await sendVerificationCode(s.ctx, ref);
     const second = lastVerificationCode(receiver);
     expect(second).not.toBe(first);
-    expect(rejection(() => verifyEndpoint(s.ctx, ref, first)).code).toBe("invalid_request");
-    expect(verifyEndpoint(s.ctx, ref, second).verified).toBe(true);
+    expect((await rejection(() => verifyEndpoint(s.ctx, ref, first))).code).toBe("invalid_request");
+    expect((await verifyEndpoint(s.ctx, ref, second)).verified).toBe(true);
   });
 
   test("verifying with no code sent says to send one", async () => {
     const { s, ref } = await unverified();
-    expect(rejection(() => verifyEndpoint(s.ctx, ref, "ABCDEFGH")).message).toContain(
+    expect((await rejection(() => verifyEndpoint(s.ctx, ref, "ABCDEFGH"))).message).toContain(
       "send a new code",
     );
   });
@@ -176,7 +181,7 @@ describe("test and verification sends share 10 per minute per account (spec 8)",
     expect((error as ApiError).status).toBe(429);
     expect((error as ApiError).message).toContain("at most 10 per minute");
 
-    const reopened = openServices(
+    const reopened = await openServices(
       { ...s.services.config },
       { clock: s.clock, log: silentLogger, env: { SVC_MASTER_KEY: testMasterKeyHex } },
     );
@@ -184,7 +189,7 @@ describe("test and verification sends share 10 per minute per account (spec 8)",
       const ctx = webhookContext(reopened, { resolve: s.ctx.resolve, sender: s.ctx.sender });
       await expect(sendVerificationCode(ctx, ref)).rejects.toMatchObject({ status: 429 });
     } finally {
-      reopened.database.close();
+      await reopened.database.close();
     }
     s.clock.advance(60_000);
     expect((await testEndpoint(s.ctx, ref)).ok).toBe(true);

@@ -1,7 +1,8 @@
 // Reads of bank accounts and balances for one service account (issue 3 "Resources"). Every query
 // carries the owner in its WHERE clause: an id of another account simply is not found.
-// Statements are prepared once per database (the factory), not looked up per request.
-import type { Database } from "../../db/open.ts";
+// Queries are prepared once per database (the factory), not built per request.
+import { and, asc, eq, gt, sql } from "drizzle-orm";
+import type { Db } from "../../db/store.ts";
 import { ApiError } from "../../http/errors.ts";
 import { type Page, toPage } from "./page.ts";
 
@@ -25,69 +26,91 @@ export interface BalanceView {
   fetched_at: string;
 }
 
-interface BalanceRow {
-  current: string;
-  available: string | null;
-  currency: string;
-  as_of: number;
-  fetched_at: number;
-}
-
 export interface AccountReads {
   /** Accounts in id order, after `afterId` (keyset), at most `limit`. */
   listAccounts(
     serviceAccountId: string,
     page: { limit: number; afterId?: string },
-  ): Page<AccountView>;
-  getAccount(serviceAccountId: string, accountId: string): AccountView;
+  ): Promise<Page<AccountView>>;
+  getAccount(serviceAccountId: string, accountId: string): Promise<AccountView>;
   /** Throws not_found unless the account exists and belongs to the service account. */
-  requireOwnAccount(serviceAccountId: string, accountId: string): void;
+  requireOwnAccount(serviceAccountId: string, accountId: string): Promise<void>;
   /** The latest balance. `fetched_at` renders exactly as in the account.balance.updated event. */
-  getBalance(serviceAccountId: string, accountId: string): BalanceView;
+  getBalance(serviceAccountId: string, accountId: string): Promise<BalanceView>;
 }
 
 export function accountNotFound(accountId: string): ApiError {
   return new ApiError("not_found", `No account ${accountId}.`);
 }
 
-const accountColumns = `id AS account_id, connection_id, name, type, currency, iban, mask, institution`;
+const p = (name: string) => sql.placeholder(name);
 
-export function createAccountReads(database: Database): AccountReads {
-  const { sqlite } = database;
-  const list = sqlite.prepare<AccountView, [string, string, number]>(
-    `SELECT ${accountColumns} FROM bank_accounts
-      WHERE service_account_id = ?1 AND id > ?2 ORDER BY id LIMIT ?3`,
-  );
-  const one = sqlite.prepare<AccountView, [string, string]>(
-    `SELECT ${accountColumns} FROM bank_accounts WHERE id = ?1 AND service_account_id = ?2`,
-  );
-  const owned = sqlite.prepare<{ one: number }, [string, string]>(
-    "SELECT 1 AS one FROM bank_accounts WHERE id = ?1 AND service_account_id = ?2",
-  );
-  const balance = sqlite.prepare<BalanceRow, [string]>(
-    "SELECT current, available, currency, as_of, fetched_at FROM balances WHERE account_id = ?1",
-  );
-  const requireOwnAccount = (serviceAccountId: string, accountId: string) => {
-    if (!owned.get(accountId, serviceAccountId)) throw accountNotFound(accountId);
+export function createAccountReads(db: Db): AccountReads {
+  const { bankAccounts, balances } = db.t;
+  const columns = {
+    account_id: bankAccounts.id,
+    connection_id: bankAccounts.connectionId,
+    name: bankAccounts.name,
+    type: bankAccounts.type,
+    currency: bankAccounts.currency,
+    iban: bankAccounts.iban,
+    mask: bankAccounts.mask,
+    institution: bankAccounts.institution,
   };
-  // One read transaction: one snapshot for the ownership check and the balance.
-  const readBalance = sqlite.transaction((serviceAccountId: string, accountId: string) => {
-    requireOwnAccount(serviceAccountId, accountId);
-    return balance.get(accountId);
-  });
+  const owner = eq(bankAccounts.serviceAccountId, p("owner"));
+  const list = db
+    .select(columns)
+    .from(bankAccounts)
+    .where(and(owner, gt(bankAccounts.id, p("after"))))
+    .orderBy(asc(bankAccounts.id))
+    .limit(p("limit"))
+    .prepare("svc_accounts_list");
+  const one = db
+    .select(columns)
+    .from(bankAccounts)
+    .where(and(eq(bankAccounts.id, p("id")), owner))
+    .prepare("svc_accounts_one");
+  const owned = db
+    .select({ id: bankAccounts.id })
+    .from(bankAccounts)
+    .where(and(eq(bankAccounts.id, p("id")), owner))
+    .prepare("svc_accounts_owned");
+  const balance = db
+    .select({
+      current: balances.current,
+      available: balances.available,
+      currency: balances.currency,
+      asOf: balances.asOf,
+      fetchedAt: balances.fetchedAt,
+    })
+    .from(balances)
+    .innerJoin(bankAccounts, eq(bankAccounts.id, balances.accountId))
+    .where(and(eq(balances.accountId, p("id")), owner))
+    .prepare("svc_accounts_balance");
+  const requireOwnAccount = async (serviceAccountId: string, accountId: string) => {
+    const [row] = await owned.execute({ id: accountId, owner: serviceAccountId });
+    if (!row) throw accountNotFound(accountId);
+  };
   return {
-    listAccounts(serviceAccountId, page) {
-      return toPage(list.all(serviceAccountId, page.afterId ?? "", page.limit + 1), page.limit);
+    async listAccounts(serviceAccountId, page) {
+      const rows = await list.execute({
+        owner: serviceAccountId,
+        after: page.afterId ?? "",
+        limit: page.limit + 1,
+      });
+      return toPage(rows, page.limit);
     },
-    getAccount(serviceAccountId, accountId) {
-      const row = one.get(accountId, serviceAccountId);
+    async getAccount(serviceAccountId, accountId) {
+      const [row] = await one.execute({ id: accountId, owner: serviceAccountId });
       if (!row) throw accountNotFound(accountId);
       return row;
     },
     requireOwnAccount,
-    getBalance(serviceAccountId, accountId) {
-      const row = readBalance(serviceAccountId, accountId);
+    async getBalance(serviceAccountId, accountId) {
+      // One query: the balance only when the account is the caller's.
+      const [row] = await balance.execute({ id: accountId, owner: serviceAccountId });
       if (!row) {
+        await requireOwnAccount(serviceAccountId, accountId);
         throw new ApiError(
           "not_found",
           `No balance has been fetched for account ${accountId} yet; it appears after the account's first sync.`,
@@ -98,8 +121,8 @@ export function createAccountReads(database: Database): AccountReads {
         current: row.current,
         available: row.available,
         currency: row.currency,
-        as_of: new Date(row.as_of).toISOString(),
-        fetched_at: new Date(row.fetched_at).toISOString(),
+        as_of: row.asOf.toISOString(),
+        fetched_at: row.fetchedAt.toISOString(),
       };
     },
   };

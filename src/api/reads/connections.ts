@@ -1,7 +1,8 @@
 // Reads of connections for one service account (spec 2 "Connection"): status in the spec's
 // vocabulary and every account the connection carries.
-import type { Database } from "../../db/open.ts";
-import type { ConnectionStatus } from "../../db/schema.ts";
+import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
+import type { ConnectionStatus, Row } from "../../db/schema.ts";
+import type { Db } from "../../db/store.ts";
 import { ApiError } from "../../http/errors.ts";
 import { type Page, toPage } from "./page.ts";
 
@@ -15,62 +16,90 @@ export interface ConnectionView {
   error: string | null;
 }
 
-interface ConnectionRow {
-  connection_id: string;
-  status: ConnectionStatus;
-  account_ids: string;
-  institution: string;
-  created_at: number;
-  last_synced_at: number | null;
-  error: string | null;
-}
-
 export interface ConnectionReads {
   /** Connections in id order, after `afterId` (keyset), at most `limit`. */
   listConnections(
     serviceAccountId: string,
     page: { limit: number; afterId?: string },
-  ): Page<ConnectionView>;
-  getConnection(serviceAccountId: string, connectionId: string): ConnectionView;
+  ): Promise<Page<ConnectionView>>;
+  getConnection(serviceAccountId: string, connectionId: string): Promise<ConnectionView>;
 }
 
-const connectionSelect = `SELECT c.id AS connection_id, c.status, c.institution, c.created_at,
-       c.last_synced_at, c.error,
-       (SELECT json_group_array(b.id) FROM
-          (SELECT id FROM bank_accounts WHERE connection_id = c.id ORDER BY id) AS b) AS account_ids
-  FROM connections c`;
+const p = (name: string) => sql.placeholder(name);
 
-function toView(row: ConnectionRow): ConnectionView {
-  return {
-    connection_id: row.connection_id,
-    status: row.status,
-    account_ids: JSON.parse(row.account_ids) as string[],
-    institution: row.institution,
-    created_at: new Date(row.created_at).toISOString(),
-    last_synced_at: row.last_synced_at === null ? null : new Date(row.last_synced_at).toISOString(),
-    error: row.error,
+export function createConnectionReads(db: Db): ConnectionReads {
+  const { connections, bankAccounts } = db.t;
+  const columns = {
+    id: connections.id,
+    status: connections.status,
+    institution: connections.institution,
+    createdAt: connections.createdAt,
+    lastSyncedAt: connections.lastSyncedAt,
+    error: connections.error,
   };
-}
-
-export function createConnectionReads(database: Database): ConnectionReads {
-  const list = database.sqlite.prepare<ConnectionRow, [string, string, number]>(
-    `${connectionSelect} WHERE c.service_account_id = ?1 AND c.id > ?2 ORDER BY c.id LIMIT ?3`,
-  );
-  const one = database.sqlite.prepare<ConnectionRow, [string, string]>(
-    `${connectionSelect} WHERE c.id = ?1 AND c.service_account_id = ?2`,
-  );
+  type ConnectionRow = Pick<
+    Row<"connections">,
+    "id" | "status" | "institution" | "createdAt" | "lastSyncedAt" | "error"
+  >;
+  const owner = eq(connections.serviceAccountId, p("owner"));
+  const list = db
+    .select(columns)
+    .from(connections)
+    .where(and(owner, gt(connections.id, p("after"))))
+    .orderBy(asc(connections.id))
+    .limit(p("limit"))
+    .prepare("svc_connections_list");
+  const one = db
+    .select(columns)
+    .from(connections)
+    .where(and(eq(connections.id, p("id")), owner))
+    .prepare("svc_connections_one");
+  /** Every account each connection carries, in id order. */
+  const withAccounts = async (rows: ConnectionRow[]): Promise<ConnectionView[]> => {
+    if (rows.length === 0) return [];
+    const accounts = await db
+      .select({ id: bankAccounts.id, connectionId: bankAccounts.connectionId })
+      .from(bankAccounts)
+      .where(
+        inArray(
+          bankAccounts.connectionId,
+          rows.map((row) => row.id),
+        ),
+      )
+      .orderBy(asc(bankAccounts.id));
+    const byConnection = new Map<string, string[]>();
+    for (const account of accounts) {
+      const ids = byConnection.get(account.connectionId) ?? [];
+      ids.push(account.id);
+      byConnection.set(account.connectionId, ids);
+    }
+    return rows.map((row) => ({
+      connection_id: row.id,
+      status: row.status,
+      account_ids: byConnection.get(row.id) ?? [],
+      institution: row.institution,
+      created_at: row.createdAt.toISOString(),
+      last_synced_at: row.lastSyncedAt?.toISOString() ?? null,
+      error: row.error,
+    }));
+  };
   return {
-    listConnections(serviceAccountId, page) {
+    async listConnections(serviceAccountId, page) {
       const result = toPage(
-        list.all(serviceAccountId, page.afterId ?? "", page.limit + 1),
+        await list.execute({
+          owner: serviceAccountId,
+          after: page.afterId ?? "",
+          limit: page.limit + 1,
+        }),
         page.limit,
       );
-      return { data: result.data.map(toView), hasMore: result.hasMore };
+      return { data: await withAccounts(result.data), hasMore: result.hasMore };
     },
-    getConnection(serviceAccountId, connectionId) {
-      const row = one.get(connectionId, serviceAccountId);
-      if (!row) throw new ApiError("not_found", `No connection ${connectionId}.`);
-      return toView(row);
+    async getConnection(serviceAccountId, connectionId) {
+      const rows = await one.execute({ id: connectionId, owner: serviceAccountId });
+      const [view] = await withAccounts(rows);
+      if (!view) throw new ApiError("not_found", `No connection ${connectionId}.`);
+      return view;
     },
   };
 }

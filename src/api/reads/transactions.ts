@@ -1,8 +1,9 @@
 // One account's transactions in a booking-date window, newest first, with keyset pagination on
 // (booking_date desc, id desc): a page starts strictly after the last row of the previous page, so
 // rows that arrive between two requests never shift or repeat the rows already paged through.
-import type { Database } from "../../db/open.ts";
+import { and, desc, eq, gte, isNull, lt, lte, or, sql } from "drizzle-orm";
 import type { TransactionStatus } from "../../db/schema.ts";
+import type { Db } from "../../db/store.ts";
 import type { DateWindow } from "../date-window.ts";
 import type { AccountReads } from "./accounts.ts";
 import { type Page, toPage } from "./page.ts";
@@ -39,46 +40,68 @@ export interface TransactionReads {
     serviceAccountId: string,
     accountId: string,
     query: TransactionQuery,
-  ): Page<TransactionView>;
+  ): Promise<Page<TransactionView>>;
 }
 
-// The range and order use transactions_page_idx (account_id, booking_date, id), scanned backwards.
-const select = `SELECT id AS transaction_id, account_id, status, amount, currency, booking_date,
-       value_date, description, counterparty_name, merchant_name
-  FROM transactions
- WHERE account_id = ?1 AND booking_date >= ?2 AND booking_date <= ?3
-   AND (status = 'booked' OR (?4 = 1 AND booked_transaction_id IS NULL))`;
-const order = "ORDER BY booking_date DESC, id DESC LIMIT ?5";
-
-type Params = [string, string, string, number, number];
+const p = (name: string) => sql.placeholder(name);
 
 export function createTransactionReads(
-  database: Database,
+  db: Db,
   accounts: Pick<AccountReads, "requireOwnAccount">,
 ): TransactionReads {
-  const firstPage = database.sqlite.prepare<TransactionView, Params>(`${select} ${order}`);
-  const laterPage = database.sqlite.prepare<TransactionView, [...Params, string, string]>(
-    `${select} AND (booking_date < ?6 OR (booking_date = ?6 AND id < ?7)) ${order}`,
-  );
-  // One read transaction: one snapshot for the ownership check and the page, one lock round.
-  const read = database.sqlite.transaction(
-    (serviceAccountId: string, accountId: string, query: TransactionQuery) => {
-      accounts.requireOwnAccount(serviceAccountId, accountId);
-      const params: Params = [
-        accountId,
-        query.window.from,
-        query.window.to,
-        query.includePending ? 1 : 0,
-        query.limit + 1,
-      ];
+  const { transactions: t } = db.t;
+  const columns = {
+    transaction_id: t.id,
+    account_id: t.accountId,
+    status: t.status,
+    amount: t.amount,
+    currency: t.currency,
+    booking_date: t.bookingDate,
+    value_date: t.valueDate,
+    description: t.description,
+    counterparty_name: t.counterpartyName,
+    merchant_name: t.merchantName,
+  };
+  // The range and order use transactions_page_idx (account_id, booking_date, id), scanned
+  // backwards. A page starts strictly after the previous page's last row.
+  const page = (pending: boolean, later: boolean) =>
+    db
+      .select(columns)
+      .from(t)
+      .where(
+        and(
+          eq(t.accountId, p("account")),
+          gte(t.bookingDate, p("from")),
+          lte(t.bookingDate, p("to")),
+          pending
+            ? or(eq(t.status, "booked"), isNull(t.bookedTransactionId))
+            : eq(t.status, "booked"),
+          later
+            ? or(lt(t.bookingDate, p("date")), and(eq(t.bookingDate, p("date")), lt(t.id, p("id"))))
+            : undefined,
+        ),
+      )
+      .orderBy(desc(t.bookingDate), desc(t.id))
+      .limit(p("limit"))
+      .prepare(`svc_transactions_${pending ? "pending" : "booked"}_${later ? "later" : "first"}`);
+  const pages = {
+    booked: { first: page(false, false), later: page(false, true) },
+    pending: { first: page(true, false), later: page(true, true) },
+  };
+  return {
+    async listTransactions(serviceAccountId, accountId, query) {
+      await accounts.requireOwnAccount(serviceAccountId, accountId);
+      const kind = pages[query.includePending ? "pending" : "booked"];
+      const params = {
+        account: accountId,
+        from: query.window.from,
+        to: query.window.to,
+        limit: query.limit + 1,
+      };
       const rows = query.after
-        ? laterPage.all(...params, query.after.bookingDate, query.after.id)
-        : firstPage.all(...params);
+        ? await kind.later.execute({ ...params, date: query.after.bookingDate, id: query.after.id })
+        : await kind.first.execute(params);
       return toPage(rows, query.limit);
     },
-  );
-  return {
-    listTransactions: (serviceAccountId, accountId, query) =>
-      read(serviceAccountId, accountId, query),
   };
 }

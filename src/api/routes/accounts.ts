@@ -41,20 +41,20 @@ const balanceRoute = createRoute({
 });
 
 export function registerAccountRoutes(app: OpenAPIHono<ApiEnv>, reads: BankReads): void {
-  app.openapi(listRoute, (c) => {
+  app.openapi(listRoute, async (c) => {
     const owner = c.get("principal").serviceAccountId;
-    const page = reads.listAccounts(owner, idPageRequest("accounts", c.req.valid("query")));
+    const page = await reads.listAccounts(owner, idPageRequest("accounts", c.req.valid("query")));
     return c.json(
       idPageBody("accounts", page, (a) => a.account_id),
       200,
     );
   });
-  app.openapi(getRoute, (c) => {
+  app.openapi(getRoute, async (c) => {
     const owner = c.get("principal").serviceAccountId;
-    return c.json(reads.getAccount(owner, c.req.valid("param").account_id), 200);
+    return c.json(await reads.getAccount(owner, c.req.valid("param").account_id), 200);
   });
-  app.openapi(balanceRoute, (c) => {
+  app.openapi(balanceRoute, async (c) => {
     const owner = c.get("principal").serviceAccountId;
-    return c.json(reads.getBalance(owner, c.req.valid("param").account_id), 200);
+    return c.json(await reads.getBalance(owner, c.req.valid("param").account_id), 200);
   });
 }

@@ -30,16 +30,19 @@ const getRoute = createRoute({
 });
 
 export function registerConnectionRoutes(app: OpenAPIHono<ApiEnv>, reads: BankReads): void {
-  app.openapi(listRoute, (c) => {
+  app.openapi(listRoute, async (c) => {
     const owner = c.get("principal").serviceAccountId;
-    const page = reads.listConnections(owner, idPageRequest("connections", c.req.valid("query")));
+    const page = await reads.listConnections(
+      owner,
+      idPageRequest("connections", c.req.valid("query")),
+    );
     return c.json(
       idPageBody("connections", page, (row) => row.connection_id),
       200,
     );
   });
-  app.openapi(getRoute, (c) => {
+  app.openapi(getRoute, async (c) => {
     const owner = c.get("principal").serviceAccountId;
-    return c.json(reads.getConnection(owner, c.req.valid("param").connection_id), 200);
+    return c.json(await reads.getConnection(owner, c.req.valid("param").connection_id), 200);
   });
 }

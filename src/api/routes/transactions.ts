@@ -25,11 +25,11 @@ export function registerTransactionRoutes(
   reads: BankReads,
   clock: Clock,
 ): void {
-  app.openapi(listRoute, (c) => {
+  app.openapi(listRoute, async (c) => {
     const owner = c.get("principal").serviceAccountId;
     const accountId = c.req.valid("param").account_id;
     const query = resolveTransactionQuery(c.req.valid("query"), accountId, clock.now());
-    const page = reads.listTransactions(owner, accountId, query);
+    const page = await reads.listTransactions(owner, accountId, query);
     return c.json(
       { data: page.data, next_cursor: nextTransactionCursor(accountId, query, page) },
       200,

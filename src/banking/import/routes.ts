@@ -36,7 +36,7 @@ export function createImportRoutes(services: Services, options: { maxBytes?: num
         );
       // The document's shape is checked whole by importBankData, which names every problem.
       const document = await readJson(c, z.unknown());
-      return c.json(importBankData(services, query.data.account, document));
+      return c.json(await importBankData(services, query.data.account, document));
     },
   );
   return routes;

@@ -2,8 +2,7 @@
 // vocabulary (spec 2 "Connection"), so receivers can be tested against each. Every status the
 // connection enters raises connection.status.changed, through the same path a sync uses.
 import type { Clock } from "../../clock.ts";
-import { writeTransaction } from "../../db/open.ts";
-import { type ConnectionStatus, connections } from "../../db/schema.ts";
+import type { ConnectionStatus } from "../../db/schema.ts";
 import { ApiError } from "../../http/errors.ts";
 import { newId } from "../../ids.ts";
 import type { Services } from "../../services.ts";
@@ -36,7 +35,7 @@ async function applySandboxStatus(
   status: ConnectionStatus,
   options: { error?: string; announce?: boolean } = {},
 ): Promise<boolean> {
-  const connection = getConnection(deps.db, connectionId);
+  const connection = await getConnection(deps.db, connectionId);
   const snapshot: ConnectionSnapshot = { status, error: options.error ?? null };
   if (status === "linked") {
     const accounts = await createSandboxProvider(deps.clock).listAccounts({
@@ -48,28 +47,26 @@ async function applySandboxStatus(
     });
     snapshot.accounts = accounts.map((account) => ({ account, transactions: [] }));
   }
-  const result = deps.db.transaction(
-    (tx) =>
-      applyConnectionSnapshot(tx, deps.clock, getConnection(tx, connectionId), snapshot, {
-        fetchedAt: deps.clock.now(),
-        ...(options.announce ? { announceStatus: true } : {}),
-      }),
-    writeTransaction,
+  const result = await deps.db.write(async (tx) =>
+    applyConnectionSnapshot(tx, deps.clock, await getConnection(tx, connectionId), snapshot, {
+      fetchedAt: deps.clock.now(),
+      ...(options.announce ? { announceStatus: true } : {}),
+    }),
   );
   if (result.eventsRaised > 0) deps.outbox.notify();
   return result.statusChanged;
 }
 
-function createConnection(
+async function createConnection(
   db: SandboxDeps["db"],
   clock: Clock,
   serviceAccountId: string,
   seed: number,
-): string {
+): Promise<string> {
   const id = newId();
   const now = clock.now();
-  db.insert(connections)
-    .values({
+  await db.write((tx) =>
+    tx.insert(tx.t.connections).values({
       id,
       serviceAccountId,
       provider: "sandbox",
@@ -79,8 +76,8 @@ function createConnection(
       providerState: JSON.stringify({ seed, openedAt: now.getTime() }),
       createdAt: now,
       updatedAt: now,
-    })
-    .run();
+    }),
+  );
   return id;
 }
 
@@ -93,7 +90,7 @@ export async function connectSandbox(
   deps: SandboxDeps,
   input: { serviceAccountId: string; seed?: number },
 ): Promise<ConnectionView & { seed: number }> {
-  assertServiceAccount(deps.db, input.serviceAccountId);
+  await assertServiceAccount(deps.db, input.serviceAccountId);
   const seed = input.seed ?? randomSeed();
   if (!Number.isInteger(seed) || seed < 0 || seed > maxSandboxSeed) {
     throw new ApiError(
@@ -101,11 +98,11 @@ export async function connectSandbox(
       `seed must be a whole number from 0 to ${maxSandboxSeed}.`,
     );
   }
-  const id = createConnection(deps.db, deps.clock, input.serviceAccountId, seed);
+  const id = await createConnection(deps.db, deps.clock, input.serviceAccountId, seed);
   await applySandboxStatus(deps, id, "initiated", { announce: true });
   await applySandboxStatus(deps, id, "awaiting_auth");
   await applySandboxStatus(deps, id, "linked");
-  return { ...viewConnection(deps.db, id), seed };
+  return { ...(await viewConnection(deps.db, id)), seed };
 }
 
 /**
@@ -119,7 +116,7 @@ export async function setSandboxStatus(
   status: ConnectionStatus,
   message?: string,
 ): Promise<{ changed: boolean; connection: ConnectionView }> {
-  const connection = getConnection(deps.db, connectionId);
+  const connection = await getConnection(deps.db, connectionId);
   if (connection.provider !== "sandbox") {
     throw new ApiError(
       "invalid_state",
@@ -130,5 +127,5 @@ export async function setSandboxStatus(
   const changed = await applySandboxStatus(deps, connectionId, status, {
     error: message ?? "the sandbox bank was set to error with svc sandbox set-status",
   });
-  return { changed, connection: viewConnection(deps.db, connectionId) };
+  return { changed, connection: await viewConnection(deps.db, connectionId) };
 }

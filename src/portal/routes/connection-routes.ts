@@ -16,7 +16,7 @@ export function connectionRoutes(services: Services): Hono {
   const { db, clock } = services;
   const app = new Hono();
 
-  app.get("/", (c) => c.json({ data: listOwnConnections(db, clock, ownAccountId(c)) }));
+  app.get("/", async (c) => c.json({ data: await listOwnConnections(db, clock, ownAccountId(c)) }));
 
   app.post("/sandbox", async (c) => {
     const { seed } = await readJson(c, connectBody);
@@ -30,7 +30,7 @@ export function connectionRoutes(services: Services): Hono {
   // The provider's minimum interval applies (no force): the answer then says when a sync is
   // next allowed; a failed read is reported in the answer and on the connection.
   app.post("/:id/sync", async (c) => {
-    const connection = requireOwnConnection(db, ownAccountId(c), c.req.param("id"));
+    const connection = await requireOwnConnection(db, ownAccountId(c), c.req.param("id"));
     return c.json(await syncConnection(services, connection.id, { trigger: "portal" }));
   });
 

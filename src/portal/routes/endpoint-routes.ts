@@ -48,17 +48,17 @@ export function endpointRoutes(services: Services): Hono {
     endpointId: c.req.param("id") ?? "",
     serviceAccountId: ownAccountId(c),
   });
-  const detail = (r: EndpointRef) => {
-    const endpoint = getEndpoint(db, r);
+  const detail = async (r: EndpointRef) => {
+    const endpoint = await getEndpoint(db, r);
     return {
       endpoint,
-      verification: endpoint.verified ? null : pendingVerification(db, clock, endpoint.id),
+      verification: endpoint.verified ? null : await pendingVerification(db, clock, endpoint.id),
     };
   };
 
-  app.get("/", (c) =>
+  app.get("/", async (c) =>
     c.json({
-      data: listEndpoints(db, ownAccountId(c)),
+      data: await listEndpoints(db, ownAccountId(c)),
       limits: { maxEndpoints: maxEndpointsPerAccount, verificationAttempts },
     }),
   );
@@ -75,19 +75,19 @@ export function endpointRoutes(services: Services): Hono {
     return c.json(created, 201);
   });
 
-  app.get("/:id", (c) => c.json(detail(ref(c))));
+  app.get("/:id", async (c) => c.json(await detail(ref(c))));
 
-  app.delete("/:id", (c) => c.json(removeEndpoint(db, ref(c))));
+  app.delete("/:id", async (c) => c.json(await removeEndpoint(db, ref(c))));
 
   app.post("/:id/send-code", async (c) => {
     const r = ref(c);
     const sent = await withWebhookContext(services, (ctx) => sendVerificationCode(ctx, r));
-    return c.json({ send: sent, ...detail(r) });
+    return c.json({ send: sent, ...(await detail(r)) });
   });
 
   app.post("/:id/verify", async (c) => {
     const { code } = await readJson(c, verifyBody);
-    return c.json({ endpoint: verifyEndpoint(services, ref(c), code), verification: null });
+    return c.json({ endpoint: await verifyEndpoint(services, ref(c), code), verification: null });
   });
 
   app.post("/:id/test", async (c) => {
@@ -95,22 +95,22 @@ export function endpointRoutes(services: Services): Hono {
     return c.json(await withWebhookContext(services, (ctx) => testEndpoint(ctx, r)));
   });
 
-  app.post("/:id/rotate-secret", (c) => c.json(rotateEndpointSecret(services, ref(c))));
+  app.post("/:id/rotate-secret", async (c) => c.json(await rotateEndpointSecret(services, ref(c))));
 
   for (const [action, change] of [
     ["enable", enableEndpoint],
     ["pause", pauseEndpoint],
     ["resume", resumeEndpoint],
   ] as const) {
-    app.post(`/:id/${action}`, (c) => c.json({ endpoint: change(db, clock, ref(c)) }));
+    app.post(`/:id/${action}`, async (c) => c.json({ endpoint: await change(db, clock, ref(c)) }));
   }
 
-  app.get("/:id/deliveries", (c) => {
+  app.get("/:id/deliveries", async (c) => {
     const { outcome, limit } = readQuery(c, deliveryQuery);
     // Scope first: another account's endpoint is not found, not an empty log.
-    const endpoint = getEndpoint(db, ref(c));
+    const endpoint = await getEndpoint(db, ref(c));
     return c.json({
-      data: listDeliveries(db, {
+      data: await listDeliveries(db, {
         endpointId: endpoint.id,
         ...(outcome ? { status: outcome } : {}),
         limit: limit ?? 50,

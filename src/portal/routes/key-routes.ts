@@ -13,19 +13,19 @@ export function keyRoutes(services: Services): Hono {
   const { db, clock } = services;
   const app = new Hono();
 
-  app.get("/", (c) => c.json({ data: listApiKeys(db, ownAccountId(c)) }));
+  app.get("/", async (c) => c.json({ data: await listApiKeys(db, ownAccountId(c)) }));
 
   app.post("/", async (c) => {
     const body = await readJson(c, createBody);
-    const created = createApiKey(db, clock, {
+    const created = await createApiKey(db, clock, {
       serviceAccountId: ownAccountId(c),
       ...(body.name !== undefined ? { name: body.name } : {}),
     });
     return c.json(created, 201);
   });
 
-  app.post("/:id/revoke", (c) => {
-    const revoked = revokeApiKey(db, clock, c.req.param("id"), {
+  app.post("/:id/revoke", async (c) => {
+    const revoked = await revokeApiKey(db, clock, c.req.param("id"), {
       serviceAccountId: ownAccountId(c),
     });
     return c.json(revoked);

@@ -21,14 +21,14 @@ export function operatorRoutes(services: Services): Hono {
   const { db, clock, config } = services;
   const app = new Hono();
 
-  app.get("/accounts", (c) => {
+  app.get("/accounts", async (c) => {
     const { search } = readQuery(c, z.object({ search: z.string().max(200).optional() }));
-    return c.json({ data: listServiceAccounts(db, search) });
+    return c.json({ data: await listServiceAccounts(db, search) });
   });
 
   app.patch("/accounts/:id", async (c) => {
     const changes = await readJson(c, accountFlagsSchema);
-    return c.json(updateServiceAccount(db, clock, c.req.param("id"), changes));
+    return c.json(await updateServiceAccount(db, clock, c.req.param("id"), changes));
   });
 
   app.get("/settings", (c) =>
@@ -46,10 +46,10 @@ export function operatorRoutes(services: Services): Hono {
   );
 
   // The mail outbox: every e-mail the service meant to send, sent or not.
-  app.get("/mail", (c) => {
+  app.get("/mail", async (c) => {
     const query = readQuery(c, mailQuery);
     return c.json({
-      data: listMail(db, {
+      data: await listMail(db, {
         ...(query.account ? { serviceAccountId: query.account } : {}),
         unsentOnly: query.unsent === "true",
         limit: query.limit ?? 100,

@@ -15,9 +15,9 @@ import { ownAccountId } from "../owner.ts";
 export function overviewRoutes(services: Services): Hono {
   const { db, clock, config } = services;
   const app = new Hono();
-  app.get("/", (c) => {
-    const account = getServiceAccount(db, ownAccountId(c));
-    const endpoints = listEndpoints(db, account.id);
+  app.get("/", async (c) => {
+    const account = await getServiceAccount(db, ownAccountId(c));
+    const endpoints = await listEndpoints(db, account.id);
     return c.json({
       account: {
         id: account.id,
@@ -34,10 +34,10 @@ export function overviewRoutes(services: Services): Hono {
       apiBaseUrl: `${config.baseUrl}/v1`,
       deliverySourceIp: config.deliverySourceIp ?? null,
       setup: {
-        activeKeys: listApiKeys(db, account.id).filter((k) => k.status === "active").length,
+        activeKeys: (await listApiKeys(db, account.id)).filter((k) => k.status === "active").length,
         endpoints: endpoints.length,
         verifiedEndpoints: endpoints.filter((e) => e.verified).length,
-        connections: listOwnConnections(db, clock, account.id).length,
+        connections: (await listOwnConnections(db, clock, account.id)).length,
       },
     });
   });

@@ -28,14 +28,14 @@ export function sessionRoutes(services: Services, cookie: SessionCookie): Hono {
   const anySession = requireSession(db, clock, cookie, { allowOneTimePassword: true });
   const clientAddress = createClientAddressResolver(services.config.trustedProxies);
 
-  const describeMe = (
+  const describeMe = async (
     userId: string,
     email: string,
     isOperator: boolean,
     mustChangePassword: boolean,
     accountId: string,
   ) => {
-    const account = getServiceAccount(db, accountId);
+    const account = await getServiceAccount(db, accountId);
     return {
       user: { id: userId, email, isOperator, mustChangePassword },
       account: { id: account.id, name: account.name },
@@ -49,21 +49,27 @@ export function sessionRoutes(services: Services, cookie: SessionCookie): Hono {
       ...body,
       ...(address ? { clientAddress: address } : {}),
     });
-    const session = createSession(db, clock, userId);
+    const session = await createSession(db, clock, userId);
     cookie.write(c, session.token, session.expiresAt);
     return c.json({ signedIn: true, expiresAt: session.expiresAt.toISOString() }, 201);
   });
 
-  app.delete("/session", anySession, (c) => {
-    deleteSession(db, c.get("portalUser").sessionId);
+  app.delete("/session", anySession, async (c) => {
+    await deleteSession(db, c.get("portalUser").sessionId);
     cookie.clear(c);
     return c.body(null, 204);
   });
 
-  app.get("/me", anySession, (c) => {
+  app.get("/me", anySession, async (c) => {
     const me = c.get("portalUser");
     return c.json(
-      describeMe(me.userId, me.email, me.isOperator, me.mustChangePassword, me.serviceAccountId),
+      await describeMe(
+        me.userId,
+        me.email,
+        me.isOperator,
+        me.mustChangePassword,
+        me.serviceAccountId,
+      ),
     );
   });
 
@@ -72,8 +78,8 @@ export function sessionRoutes(services: Services, cookie: SessionCookie): Hono {
     const body = await readJson(c, passwordBody);
     await changePassword(db, me.userId, body);
     // Other sessions (perhaps a thief's) end; this one continues.
-    deleteUserSessions(db, me.userId, me.sessionId);
-    return c.json(describeMe(me.userId, me.email, me.isOperator, false, me.serviceAccountId));
+    await deleteUserSessions(db, me.userId, me.sessionId);
+    return c.json(await describeMe(me.userId, me.email, me.isOperator, false, me.serviceAccountId));
   });
 
   return app;

@@ -1,0 +1,29 @@
+// Builds the `Db` handles both engines hand out: drizzle's own database (or transaction) object
+// as the prototype, with the storage layer's members on top. Nothing of drizzle's is changed;
+// its builder methods find their session and dialect through the prototype.
+import type { SQL } from "drizzle-orm";
+import type { Tables } from "./schema.ts";
+import type { Db, Engine, WriteOptions } from "./store.ts";
+
+export interface HandleMembers {
+  engine: Engine;
+  t: Tables;
+  inTransaction: boolean;
+  write<T>(work: (tx: Db) => Promise<T>, options?: WriteOptions): Promise<T>;
+  rows<T>(query: SQL): Promise<T[]>;
+}
+
+export function makeHandle(drizzleObject: object, members: HandleMembers): Db {
+  return Object.create(drizzleObject, {
+    engine: { value: members.engine, enumerable: true },
+    t: { value: members.t, enumerable: true },
+    inTransaction: { value: members.inTransaction, enumerable: true },
+    write: { value: members.write },
+    rows: { value: members.rows },
+  }) as Db;
+}
+
+/** Inside a transaction, `write()` joins it: feature functions compose without nesting. */
+export function joinTransaction(tx: () => Db) {
+  return <T>(work: (tx: Db) => Promise<T>): Promise<T> => work(tx());
+}

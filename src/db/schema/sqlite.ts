@@ -1,0 +1,381 @@
+// Every table the service needs (spec sections 2, 3, 6, 8; DESIGN.md "Decisions"), for the
+// embedded SQLite engine. schema/postgres.ts declares the same tables, columns and indexes for
+// PostgreSQL (test/db/schema-parity.test.ts fails when the two differ); feature code reaches
+// whichever is in use through `db.t`.
+// Conventions: snake_case columns, camelCase properties; ids are UUID strings (v7: time-ordered,
+// so creation order needs no rowid); timestamps are integer milliseconds since the epoch exposed
+// as Date (rendered with toISOString() everywhere, so the same instant always gives the same
+// string); money is a decimal string, never a float.
+import {
+  index,
+  integer,
+  primaryKey,
+  sqliteTable,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/sqlite-core";
+import {
+  accountStatuses,
+  attemptOutcomes,
+  connectionStatuses,
+  deliveryKinds,
+  deliveryStatuses,
+  endpointStatuses,
+  eventTypes,
+  providerNames,
+  subscriptionStatuses,
+  syncOutcomes,
+  transactionStatuses,
+} from "./values.ts";
+
+const ms = (name: string) => integer(name, { mode: "timestamp_ms" });
+const flag = (name: string) => integer(name, { mode: "boolean" });
+
+/** A tenant: owns users, keys, connections, bank accounts and webhook endpoints. */
+export const serviceAccounts = sqliteTable("service_accounts", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  status: text("status", { enum: accountStatuses }).notNull().default("sandbox"),
+  subscriptionStatus: text("subscription_status", { enum: subscriptionStatuses })
+    .notNull()
+    .default("none"),
+  paymentFailed: flag("payment_failed").notNull().default(false),
+  disabled: flag("disabled").notNull().default(false),
+  demo: flag("demo").notNull().default(false),
+  connectEnabled: flag("connect_enabled").notNull().default(true),
+  /**
+   * Moves whenever the account's bank data (connections, accounts, balances, transactions)
+   * changes, bumped by triggers in the same transaction (migrations): remembered /v1 answers are
+   * valid only at the generation they were read at.
+   */
+  dataGeneration: integer("data_generation").notNull().default(0),
+  createdAt: ms("created_at").notNull(),
+  updatedAt: ms("updated_at").notNull(),
+});
+
+/** A person who signs in to the portal. Operators see every account's metadata. */
+export const users = sqliteTable(
+  "users",
+  {
+    id: text("id").primaryKey(),
+    serviceAccountId: text("service_account_id")
+      .notNull()
+      .references(() => serviceAccounts.id, { onDelete: "cascade" }),
+    email: text("email").notNull(),
+    passwordHash: text("password_hash"),
+    isOperator: flag("is_operator").notNull().default(false),
+    mustChangePassword: flag("must_change_password").notNull().default(false),
+    createdAt: ms("created_at").notNull(),
+    lastLoginAt: ms("last_login_at"),
+  },
+  (t) => [
+    uniqueIndex("users_email_unique").on(t.email),
+    index("users_account_idx").on(t.serviceAccountId),
+  ],
+);
+
+/** Portal sessions; only the SHA-256 of the cookie token is stored. */
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    id: text("id").primaryKey(),
+    tokenHash: text("token_hash").notNull(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    createdAt: ms("created_at").notNull(),
+    lastSeenAt: ms("last_seen_at").notNull(),
+    expiresAt: ms("expires_at").notNull(),
+  },
+  (t) => [uniqueIndex("sessions_token_hash_unique").on(t.tokenHash)],
+);
+
+/** API keys (spec 2, 3): only SHA-256 hex of the whole key is stored. */
+export const apiKeys = sqliteTable(
+  "api_keys",
+  {
+    id: text("id").primaryKey(),
+    serviceAccountId: text("service_account_id")
+      .notNull()
+      .references(() => serviceAccounts.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    prefix: text("prefix").notNull(),
+    keyHash: text("key_hash").notNull(),
+    createdAt: ms("created_at").notNull(),
+    lastUsedAt: ms("last_used_at"),
+    revokedAt: ms("revoked_at"),
+  },
+  (t) => [
+    uniqueIndex("api_keys_key_hash_unique").on(t.keyHash),
+    index("api_keys_account_idx").on(t.serviceAccountId),
+  ],
+);
+
+/** A link to one institution that carries bank accounts (spec 2 "Connection"). */
+export const connections = sqliteTable(
+  "connections",
+  {
+    id: text("id").primaryKey(),
+    serviceAccountId: text("service_account_id")
+      .notNull()
+      .references(() => serviceAccounts.id, { onDelete: "cascade" }),
+    provider: text("provider", { enum: providerNames }).notNull(),
+    /** The provider's own id for this connection (import: the file's id; sandbox: generated). */
+    externalId: text("external_id").notNull(),
+    institution: text("institution").notNull(),
+    status: text("status", { enum: connectionStatuses }).notNull(),
+    error: text("error"),
+    /** Provider-private state as JSON (e.g. the sandbox bank's seed and cursor). */
+    providerState: text("provider_state").notNull().default("{}"),
+    createdAt: ms("created_at").notNull(),
+    updatedAt: ms("updated_at").notNull(),
+    /** When the last successful sync fetched data; a failed sync leaves it unchanged. */
+    lastSyncedAt: ms("last_synced_at"),
+    /**
+     * Sync lease (one sync of a connection at a time, across processes): the running sync's
+     * run id and when its claim lapses, so a crashed process does not block the connection.
+     */
+    syncLeaseRunId: text("sync_lease_run_id"),
+    syncLeaseExpiresAt: ms("sync_lease_expires_at"),
+  },
+  (t) => [
+    index("connections_account_idx").on(t.serviceAccountId),
+    uniqueIndex("connections_external_unique").on(t.serviceAccountId, t.provider, t.externalId),
+  ],
+);
+
+/** A bank account carried by a connection. */
+export const bankAccounts = sqliteTable(
+  "bank_accounts",
+  {
+    id: text("id").primaryKey(),
+    connectionId: text("connection_id")
+      .notNull()
+      .references(() => connections.id, { onDelete: "cascade" }),
+    /** Denormalised owner, so every read is scoped with one indexed predicate. */
+    serviceAccountId: text("service_account_id")
+      .notNull()
+      .references(() => serviceAccounts.id, { onDelete: "cascade" }),
+    externalId: text("external_id").notNull(),
+    name: text("name").notNull(),
+    type: text("type").notNull(),
+    currency: text("currency").notNull(),
+    iban: text("iban"),
+    mask: text("mask"),
+    institution: text("institution").notNull(),
+    createdAt: ms("created_at").notNull(),
+    updatedAt: ms("updated_at").notNull(),
+  },
+  (t) => [
+    index("bank_accounts_owner_idx").on(t.serviceAccountId, t.id),
+    uniqueIndex("bank_accounts_external_unique").on(t.connectionId, t.externalId),
+  ],
+);
+
+/** The latest known balance of a bank account; fetched_at matches account.balance.updated. */
+export const balances = sqliteTable("balances", {
+  accountId: text("account_id")
+    .primaryKey()
+    .references(() => bankAccounts.id, { onDelete: "cascade" }),
+  current: text("current").notNull(),
+  available: text("available"),
+  currency: text("currency").notNull(),
+  asOf: ms("as_of").notNull(),
+  fetchedAt: ms("fetched_at").notNull(),
+});
+
+/** Transactions, de-duplicated on (account, provider's stable id). */
+export const transactions = sqliteTable(
+  "transactions",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => bankAccounts.id, { onDelete: "cascade" }),
+    externalId: text("external_id").notNull(),
+    status: text("status", { enum: transactionStatuses }).notNull(),
+    /** Signed decimal string, positive = money in. */
+    amount: text("amount").notNull(),
+    currency: text("currency").notNull(),
+    /** YYYY-MM-DD; for pending rows the date the bank reports for them. */
+    bookingDate: text("booking_date").notNull(),
+    valueDate: text("value_date"),
+    description: text("description").notNull(),
+    counterpartyName: text("counterparty_name"),
+    merchantName: text("merchant_name"),
+    /** Set on a pending row once it has booked: the id of the booked transaction. */
+    bookedTransactionId: text("booked_transaction_id"),
+    createdAt: ms("created_at").notNull(),
+    updatedAt: ms("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("transactions_external_unique").on(t.accountId, t.externalId),
+    // Keyset pagination: (booking_date desc, id) within one account.
+    index("transactions_page_idx").on(t.accountId, t.bookingDate, t.id),
+  ],
+);
+
+/** One run of one connection's sync, for the portal, metrics and non-overlap. */
+export const syncRuns = sqliteTable(
+  "sync_runs",
+  {
+    id: text("id").primaryKey(),
+    connectionId: text("connection_id")
+      .notNull()
+      .references(() => connections.id, { onDelete: "cascade" }),
+    trigger: text("trigger").notNull(),
+    startedAt: ms("started_at").notNull(),
+    finishedAt: ms("finished_at"),
+    outcome: text("outcome", { enum: syncOutcomes }).notNull(),
+    error: text("error"),
+    newTransactions: integer("new_transactions").notNull().default(0),
+    eventsRaised: integer("events_raised").notNull().default(0),
+  },
+  (t) => [index("sync_runs_connection_idx").on(t.connectionId, t.startedAt)],
+);
+
+/**
+ * Webhook endpoints (spec 2, 3). The signing secret is derived from the master key and
+ * secret_salt (DESIGN.md); only its SHA-256 is kept, so the database alone yields no secret.
+ */
+export const webhookEndpoints = sqliteTable(
+  "webhook_endpoints",
+  {
+    id: text("id").primaryKey(),
+    serviceAccountId: text("service_account_id")
+      .notNull()
+      .references(() => serviceAccounts.id, { onDelete: "cascade" }),
+    url: text("url").notNull(),
+    description: text("description"),
+    secretSalt: text("secret_salt").notNull(),
+    secretHash: text("secret_hash").notNull(),
+    status: text("status", { enum: endpointStatuses }).notNull().default("active"),
+    verifiedAt: ms("verified_at"),
+    /** Consecutive failed delivery attempts across all of this endpoint's events. */
+    failureCount: integer("failure_count").notNull().default(0),
+    disabledReason: text("disabled_reason"),
+    disabledAt: ms("disabled_at"),
+    createdAt: ms("created_at").notNull(),
+    updatedAt: ms("updated_at").notNull(),
+  },
+  (t) => [index("webhook_endpoints_account_idx").on(t.serviceAccountId)],
+);
+
+/** The one live verification code of an endpoint; a new send replaces it. */
+export const verificationCodes = sqliteTable("verification_codes", {
+  endpointId: text("endpoint_id")
+    .primaryKey()
+    .references(() => webhookEndpoints.id, { onDelete: "cascade" }),
+  codeHash: text("code_hash").notNull(),
+  attemptsUsed: integer("attempts_used").notNull().default(0),
+  createdAt: ms("created_at").notNull(),
+  expiresAt: ms("expires_at").notNull(),
+});
+
+/** Events with the exact canonical JSON bytes that are signed and sent (spec 2, 6). */
+export const events = sqliteTable(
+  "events",
+  {
+    id: text("id").primaryKey(),
+    serviceAccountId: text("service_account_id")
+      .notNull()
+      .references(() => serviceAccounts.id, { onDelete: "cascade" }),
+    type: text("type", { enum: eventTypes }).notNull(),
+    body: text("body").notNull(),
+    createdAt: ms("created_at").notNull(),
+  },
+  (t) => [
+    index("events_account_idx").on(t.serviceAccountId, t.createdAt),
+    // The daily retention job deletes by age across all accounts.
+    index("events_created_idx").on(t.createdAt),
+  ],
+);
+
+/**
+ * One event to one endpoint. Pending rows are claimed by the dispatcher with a lease
+ * (lease_expires_at); a crash leaves the lease to expire and the row is sent again.
+ */
+export const deliveries = sqliteTable(
+  "deliveries",
+  {
+    id: text("id").primaryKey(),
+    eventId: text("event_id")
+      .notNull()
+      .references(() => events.id, { onDelete: "cascade" }),
+    endpointId: text("endpoint_id")
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: deliveryKinds }).notNull().default("event"),
+    status: text("status", { enum: deliveryStatuses }).notNull().default("pending"),
+    attemptCount: integer("attempt_count").notNull().default(0),
+    nextAttemptAt: ms("next_attempt_at"),
+    leaseExpiresAt: ms("lease_expires_at"),
+    lastStatusCode: integer("last_status_code"),
+    lastError: text("last_error"),
+    createdAt: ms("created_at").notNull(),
+    completedAt: ms("completed_at"),
+  },
+  (t) => [
+    index("deliveries_due_idx").on(t.status, t.nextAttemptAt),
+    index("deliveries_endpoint_idx").on(t.endpointId, t.createdAt),
+    index("deliveries_event_idx").on(t.eventId),
+  ],
+);
+
+/** Every attempt, for the delivery log (time, status code or error class, duration). */
+export const deliveryAttempts = sqliteTable(
+  "delivery_attempts",
+  {
+    id: text("id").primaryKey(),
+    deliveryId: text("delivery_id")
+      .notNull()
+      .references(() => deliveries.id, { onDelete: "cascade" }),
+    attemptNumber: integer("attempt_number").notNull(),
+    startedAt: ms("started_at").notNull(),
+    durationMs: integer("duration_ms").notNull(),
+    outcome: text("outcome", { enum: attemptOutcomes }).notNull(),
+    statusCode: integer("status_code"),
+    /** e.g. timeout, tls, connect, dns, redirect, http_status, blocked_address. */
+    errorClass: text("error_class"),
+    errorMessage: text("error_message"),
+  },
+  (t) => [index("delivery_attempts_delivery_idx").on(t.deliveryId, t.attemptNumber)],
+);
+
+/** Fixed-window counters for limits that must survive a restart (spec 8). */
+export const rateLimitCounters = sqliteTable(
+  "rate_limit_counters",
+  {
+    key: text("key").notNull(),
+    windowStart: ms("window_start").notNull(),
+    count: integer("count").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.key, t.windowStart] })],
+);
+
+/** Every e-mail the service means to send; kept even without SMTP so operators can read it. */
+export const mailOutbox = sqliteTable(
+  "mail_outbox",
+  {
+    id: text("id").primaryKey(),
+    serviceAccountId: text("service_account_id").references(() => serviceAccounts.id, {
+      onDelete: "set null",
+    }),
+    toAddress: text("to_address").notNull(),
+    subject: text("subject").notNull(),
+    body: text("body").notNull(),
+    createdAt: ms("created_at").notNull(),
+    sentAt: ms("sent_at"),
+    attempts: integer("attempts").notNull().default(0),
+    lastError: text("last_error"),
+    nextAttemptAt: ms("next_attempt_at"),
+  },
+  (t) => [index("mail_outbox_pending_idx").on(t.sentAt, t.nextAttemptAt)],
+);
+
+/** Small key/value facts about this instance (e.g. when the first operator was created). */
+export const instanceMeta = sqliteTable("instance_meta", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+  updatedAt: ms("updated_at").notNull(),
+});

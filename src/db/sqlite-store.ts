@@ -1,0 +1,193 @@
+// The embedded engine: SQLite in WAL mode in the data dir (the default; nothing else to run).
+// Two connections per process: a writer whose transactions are serialised by an async mutex
+// (db/store.ts, "The transaction rule") and a read-only reader for everything outside them.
+// Other processes (the CLI next to the server) share the file through SQLite's own locks: when
+// one of them holds the write lock, `write()` waits for it asynchronously, so the event loop
+// (health checks, reads, deliveries) never stalls behind another process's transaction.
+
+import { Database as SqliteConnection } from "bun:sqlite";
+import { AsyncLocalStorage } from "node:async_hooks";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import type { SQL } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/bun-sqlite";
+import { joinTransaction, makeHandle } from "./handle.ts";
+import { createMutex } from "./mutex.ts";
+import * as sqliteTables from "./schema/sqlite.ts";
+import type { Tables } from "./schema.ts";
+import { type Database, DatabaseBusyError, type Db } from "./store.ts";
+
+export interface SqliteDatabase extends Database {
+  readonly engine: "sqlite";
+  readonly path: string;
+  /** The writer connection: only `write()` and maintenance (migrations, backup) use it. */
+  readonly writer: SqliteConnection;
+  /** The read-only connection behind `db` outside transactions. */
+  readonly reader: SqliteConnection;
+  /**
+   * Runs `work` on the writer connection inside BEGIN IMMEDIATE ... COMMIT, serialised with every
+   * `write()` (migrations use it; feature code uses `db.write`).
+   */
+  exclusive<T>(work: (writer: SqliteConnection) => T | Promise<T>): Promise<T>;
+}
+
+export interface SqliteOptions {
+  /** How long `write()` waits for another process's write lock before giving up (default 30 s). */
+  lockTimeoutMs?: number;
+}
+
+const defaultLockTimeoutMs = 30_000;
+/** Reads wait (rarely: WAL recovery) at most this long, synchronously, inside SQLite. */
+const readerBusyTimeoutMs = 5_000;
+
+/** SQLite's tables under the type every feature function uses (see db/store.ts). */
+const tables = sqliteTables as unknown as Tables;
+
+function isBusy(error: unknown): boolean {
+  for (let e = error, depth = 0; e && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && code.startsWith("SQLITE_BUSY")) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+function createFileOwnerOnly(path: string): void {
+  // Bank data: only the service's own user may read the directory and the file
+  // (SQLite gives the -wal and -shm files the database file's permissions).
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  if (!existsSync(path)) writeFileSync(path, "", { mode: 0o600, flag: "wx" });
+}
+
+/**
+ * Opens (creating if needed) the database file with the pragmas the service relies on: WAL for
+ * concurrent readers, foreign keys enforced, synchronous=NORMAL (durable across process crashes).
+ */
+export function openSqliteDatabase(path: string, options: SqliteOptions = {}): SqliteDatabase {
+  if (path === ":memory:") throw new Error("the storage layer needs a database file");
+  createFileOwnerOnly(path);
+  const writer = new SqliteConnection(path, { create: true, strict: true });
+  // The busy timeout first: even switching to WAL needs a lock another process may hold.
+  writer.exec(`PRAGMA busy_timeout = ${readerBusyTimeoutMs}`);
+  writer.exec("PRAGMA journal_mode = WAL");
+  writer.exec("PRAGMA foreign_keys = ON");
+  writer.exec("PRAGMA synchronous = NORMAL");
+  // From now on the writer never sleeps inside SQLite: write() waits for the lock itself.
+  writer.exec("PRAGMA busy_timeout = 0");
+  let reader: SqliteConnection;
+  try {
+    reader = new SqliteConnection(path, { readonly: true, strict: true });
+    reader.exec(`PRAGMA busy_timeout = ${readerBusyTimeoutMs}`);
+  } catch (error) {
+    writer.close();
+    throw error;
+  }
+  const lockTimeoutMs = options.lockTimeoutMs ?? defaultLockTimeoutMs;
+  const writerOrm = drizzle({ client: writer });
+  const readerOrm = drizzle({ client: reader });
+  const mutex = createMutex();
+  // Which write() the running code is inside of: a store-level write() from inside one would
+  // wait for its own mutex forever; it is refused with a clear error instead.
+  const inside = new AsyncLocalStorage<true>();
+  let closed = false;
+
+  const rowsOf =
+    (orm: typeof writerOrm) =>
+    <T>(query: SQL): Promise<T[]> =>
+      Promise.resolve(orm.all<T>(query));
+  const txHandle: Db = makeHandle(writerOrm, {
+    engine: "sqlite",
+    t: tables,
+    inTransaction: true,
+    write: joinTransaction(() => txHandle),
+    rows: rowsOf(writerOrm),
+  });
+
+  /** BEGIN IMMEDIATE, retried asynchronously while another process holds the write lock. */
+  async function begin(): Promise<void> {
+    const deadline = performance.now() + lockTimeoutMs;
+    let waitMs = 1;
+    for (;;) {
+      try {
+        writer.exec("BEGIN IMMEDIATE");
+        return;
+      } catch (error) {
+        if (!isBusy(error)) throw error;
+        if (performance.now() >= deadline) {
+          throw new DatabaseBusyError(
+            `the database is busy: another process has held its write lock for over ${lockTimeoutMs / 1000} s`,
+          );
+        }
+        await Bun.sleep(waitMs);
+        waitMs = Math.min(waitMs * 2, 20);
+      }
+    }
+  }
+
+  async function exclusive<T>(work: () => T | Promise<T>): Promise<T> {
+    if (inside.getStore()) {
+      throw new Error(
+        "write() on the database inside a write transaction: pass the transaction (tx) instead",
+      );
+    }
+    const release = await mutex.acquire();
+    try {
+      if (closed) throw new Error("the database is closed");
+      await begin();
+      let result: T;
+      try {
+        result = await inside.run(true, work);
+      } catch (error) {
+        writer.exec("ROLLBACK");
+        throw error;
+      }
+      try {
+        writer.exec("COMMIT");
+      } catch (error) {
+        if (writer.inTransaction) writer.exec("ROLLBACK");
+        throw error;
+      }
+      return result;
+    } finally {
+      release();
+    }
+  }
+
+  const write = <T>(work: (tx: Db) => Promise<T>): Promise<T> => exclusive(() => work(txHandle));
+
+  const db = makeHandle(readerOrm, {
+    engine: "sqlite",
+    t: tables,
+    inTransaction: false,
+    write,
+    rows: rowsOf(readerOrm),
+  });
+
+  return {
+    engine: "sqlite",
+    db,
+    path,
+    writer,
+    reader,
+    exclusive: (work) => exclusive(() => work(writer)),
+    location: path,
+    isOpen: () => !closed,
+    async ping() {
+      reader.query("SELECT 1").get();
+    },
+    async close() {
+      if (closed) return;
+      // A transaction under way finishes first.
+      const release = await mutex.acquire();
+      try {
+        if (closed) return;
+        closed = true;
+        // true: finalize every prepared statement too, so nothing can read a closed database.
+        reader.close(true);
+        writer.close(true);
+      } finally {
+        release();
+      }
+    },
+  };
+}

@@ -1,0 +1,83 @@
+// The one door to data (DESIGN.md "Two engines, several instances"). Feature functions receive a
+// `Db`, build queries with drizzle's query builder through it, await every query and never
+// know which engine answers: embedded SQLite (the default) or PostgreSQL.
+//
+// Types: the query builder and the tables are typed as drizzle's PostgreSQL ones, whatever the
+// engine; at run time a SQLite store hands out its own dialect's builder and tables, which take
+// the same calls and give the same JavaScript values (the two schemas are kept equal by
+// test/db/schema-parity.test.ts, and every storage suite runs on both engines). PostgreSQL's
+// builder has no synchronous `.get()/.all()/.run()`, so the compiler refuses code that would only
+// work on SQLite; `Db` exposes only the builder methods both dialects share.
+//
+// The transaction rule: every write goes through `db.write(async (tx) => ...)`.
+// - SQLite: one writer connection; its transactions are serialised by an async mutex, so no
+//   statement of other code can slip into an open transaction across an `await`, and a throw
+//   anywhere in the callback rolls back everything (BEGIN IMMEDIATE ... COMMIT/ROLLBACK issued
+//   by hand: drizzle's bun-sqlite `transaction(async ...)` does not roll back work after an
+//   await). Reads outside a transaction use a second, read-only connection (WAL), so a write
+//   outside `write()` fails at once. Waiting for another process's write lock never blocks the
+//   event loop: the lock is retried asynchronously.
+// - PostgreSQL: a bounded pool; each `write()` is a SERIALIZABLE transaction (the guarantees of
+//   SQLite's single writer, so feature code is written once), retried a bounded number of times
+//   on serialization failures and deadlocks. The callback may therefore run more than once: it
+//   must do database work only (no sends, no notifications: do those after `write()` resolves).
+// Inside a transaction, `tx.write(...)` joins it, so feature functions compose.
+import type { SQL } from "drizzle-orm";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import type { Tables } from "./schema.ts";
+
+export type Engine = "sqlite" | "postgres";
+
+type Drizzle = PgDatabase<PgQueryResultHKT, Tables>;
+
+/** The parts of drizzle's query builder that both engines share. */
+export type QueryBuilder = Pick<
+  Drizzle,
+  "select" | "selectDistinct" | "insert" | "update" | "delete" | "$count" | "$with" | "with"
+>;
+
+export interface WriteOptions {
+  /**
+   * PostgreSQL only: `read committed` for hot paths made of single statements that are atomic
+   * on their own (claims, counters); the default `serializable` suits everything else.
+   */
+  isolation?: "serializable" | "read committed";
+}
+
+export interface Db extends QueryBuilder {
+  readonly engine: Engine;
+  /** The tables of this engine. */
+  readonly t: Tables;
+  /** True for the handle a `write()` callback receives. */
+  readonly inTransaction: boolean;
+  /** Runs `work` in one transaction (or joins the current one); see the rule above. */
+  write<T>(work: (tx: Db) => Promise<T>, options?: WriteOptions): Promise<T>;
+  /**
+   * Rows of a raw query written with drizzle's `sql` tag, for what the builder cannot say. Values
+   * come as the driver gives them (a PostgreSQL bigint is a string, a SQLite flag a number):
+   * map them explicitly.
+   */
+  rows<T>(query: SQL): Promise<T[]>;
+}
+
+/** An open database: the `Db` of feature code plus what only operations need. */
+export interface Database {
+  readonly engine: Engine;
+  readonly db: Db;
+  /** Where the data lives, safe to log: the file path, or the URL without its password. */
+  readonly location: string;
+  isOpen(): boolean;
+  /** Answers when the engine answers (readiness). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Thrown by `write()` when another process holds SQLite's write lock for too long. */
+export class DatabaseBusyError extends Error {
+  override name = "DatabaseBusyError";
+}
+
+/** The first row of a query, or undefined: `await first(db.select()...limit(1))`. */
+export async function first<T>(rows: PromiseLike<T[]>): Promise<T | undefined> {
+  return (await rows)[0];
+}

@@ -1,0 +1,195 @@
+// The storage layer's transaction rule (db/store.ts), proven on the engine of this run and, where
+// a property belongs to one engine, on that engine.
+import { Database as SqliteConnection } from "bun:sqlite";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { eq, sql } from "drizzle-orm";
+import { migrateDatabase } from "../../src/db/migrate.ts";
+import { type AnyDatabase, type DatabaseSettings, openDatabase } from "../../src/db/open.ts";
+import { isRetryable } from "../../src/db/postgres-store.ts";
+import { openSqliteDatabase } from "../../src/db/sqlite-store.ts";
+import { DatabaseBusyError, type Db, first } from "../../src/db/store.ts";
+import { newId } from "../../src/ids.ts";
+import { openTestDatabase, testEngine } from "../support/engine.ts";
+import { makeTempDir } from "../support/temp.ts";
+
+let database: AnyDatabase;
+let settings: DatabaseSettings;
+beforeAll(async () => {
+  ({ database, settings } = await openTestDatabase());
+  await migrateDatabase(database);
+});
+afterAll(() => database.close());
+
+async function meta(db: Db, key: string): Promise<string | undefined> {
+  const { instanceMeta } = db.t;
+  const row = await first(db.select().from(instanceMeta).where(eq(instanceMeta.key, key)));
+  return row?.value;
+}
+
+function putMeta(tx: Db, key: string, value: string) {
+  return tx.insert(tx.t.instanceMeta).values({ key, value, updatedAt: new Date() });
+}
+
+describe(`the transaction rule (${testEngine})`, () => {
+  test("a throw after an await rolls back every statement of the transaction", async () => {
+    const key = `rollback-${newId()}`;
+    await expect(
+      database.db.write(async (tx) => {
+        await putMeta(tx, key, "first");
+        await Bun.sleep(5);
+        await putMeta(tx, `${key}-second`, "second");
+        await Bun.sleep(5);
+        throw new Error("after the writes");
+      }),
+    ).rejects.toThrow("after the writes");
+    expect(await meta(database.db, key)).toBeUndefined();
+    expect(await meta(database.db, `${key}-second`)).toBeUndefined();
+  });
+
+  test("no statement of other code slips into an open transaction across an await: it waits, and survives the other's rollback", async () => {
+    const key = `isolated-${newId()}`;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const first = database.db.write(async (tx) => {
+      await putMeta(tx, `${key}-a`, "a");
+      await held;
+      throw new Error("rolled back");
+    });
+    // Another write of the same process, started while the first is open and waiting.
+    await Bun.sleep(10);
+    const second = database.db.write((tx) => putMeta(tx, `${key}-b`, "b"));
+    await Bun.sleep(10);
+    release();
+    await expect(first).rejects.toThrow("rolled back");
+    await second;
+    expect(await meta(database.db, `${key}-a`)).toBeUndefined();
+    expect(await meta(database.db, `${key}-b`)).toBe("b");
+  });
+
+  test("inside a transaction, write() joins it: feature functions compose, and fail together", async () => {
+    const key = `joined-${newId()}`;
+    await expect(
+      database.db.write(async (tx) => {
+        await tx.write((inner) => putMeta(inner, key, "inner"));
+        expect(await meta(tx, key)).toBe("inner");
+        throw new Error("outer fails");
+      }),
+    ).rejects.toThrow("outer fails");
+    expect(await meta(database.db, key)).toBeUndefined();
+  });
+
+  test("write() on the store from inside a transaction is refused with a clear error (it would wait for itself)", async () => {
+    await expect(
+      database.db.write(async () => database.db.write(async () => "never")),
+    ).rejects.toThrow(/inside a write transaction: pass the transaction/);
+  });
+
+  test("a read outside a transaction sees a committed write at once, and never an uncommitted one", async () => {
+    const key = `visible-${newId()}`;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const open = database.db.write(async (tx) => {
+      await putMeta(tx, key, "v");
+      await held;
+    });
+    await Bun.sleep(10);
+    expect(await meta(database.db, key)).toBeUndefined();
+    release();
+    await open;
+    expect(await meta(database.db, key)).toBe("v");
+  });
+});
+
+describe.if(testEngine === "sqlite")("SQLite: one writer, serialised", () => {
+  test("a write outside write() fails at once: reads go through a read-only connection", async () => {
+    const key = `outside-${newId()}`;
+    await expect(
+      (async () => {
+        await putMeta(database.db, key, "x");
+      })(),
+    ).rejects.toThrow(/readonly|read-only/i);
+  });
+
+  test("while another process holds the write lock, write() waits without blocking the event loop, then commits", async () => {
+    if (database.engine !== "sqlite") throw new Error("SQLite only");
+    const other = new SqliteConnection(database.path);
+    other.exec("BEGIN IMMEDIATE");
+    const key = `waited-${newId()}`;
+    const pending = database.db.write((tx) => putMeta(tx, key, "after the lock"));
+    // Timers keep firing while the write waits for the lock.
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 5);
+    await Bun.sleep(100);
+    clearInterval(timer);
+    expect(ticks).toBeGreaterThan(5);
+    expect(await meta(database.db, key)).toBeUndefined();
+    other.exec("COMMIT");
+    other.close();
+    await pending;
+    expect(await meta(database.db, key)).toBe("after the lock");
+  });
+
+  test("a write lock held by another process past the lock timeout ends in a DatabaseBusyError naming it", async () => {
+    const store = openSqliteDatabase(`${makeTempDir("svc-busy")}/svc.db`, { lockTimeoutMs: 100 });
+    try {
+      await migrateDatabase(store);
+      const other = new SqliteConnection(store.path);
+      other.exec("BEGIN IMMEDIATE");
+      try {
+        const attempt = store.db.write((tx) => putMeta(tx, "busy", "x"));
+        await expect(attempt).rejects.toBeInstanceOf(DatabaseBusyError);
+        await expect(attempt).rejects.toThrow(/another process has held its write lock/);
+      } finally {
+        other.exec("ROLLBACK");
+        other.close();
+      }
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe.if(testEngine === "postgres")("PostgreSQL: serializable, retried", () => {
+  test("a transaction that loses a serialization conflict is retried and both commit exactly once", async () => {
+    const other = openDatabase(settings);
+    try {
+      const key = `counter-${newId()}`;
+      await database.db.write((tx) => putMeta(tx, key, "0"));
+      let attempts = 0;
+      const increment = (db: Db) =>
+        db.write(async (tx) => {
+          attempts++;
+          const current = Number(await meta(tx, key));
+          await Bun.sleep(20);
+          await tx
+            .update(tx.t.instanceMeta)
+            .set({ value: String(current + 1) })
+            .where(eq(tx.t.instanceMeta.key, key));
+        });
+      await Promise.all([increment(database.db), increment(other.db)]);
+      expect(await meta(database.db, key)).toBe("2");
+      // The loser ran again: the two read-modify-writes did not lose an update.
+      expect(attempts).toBeGreaterThan(2);
+    } finally {
+      await other.close();
+    }
+  });
+
+  test("serialization failures and deadlocks are what is retried, also when drizzle wraps them", () => {
+    const postgresError = (errno: string) => Object.assign(new Error("pg"), { errno });
+    expect(isRetryable(postgresError("40001"))).toBe(true);
+    expect(isRetryable(postgresError("40P01"))).toBe(true);
+    expect(isRetryable(new Error("wrapped", { cause: postgresError("40001") }))).toBe(true);
+    expect(isRetryable(postgresError("23505"))).toBe(false);
+    expect(isRetryable(new Error("plain"))).toBe(false);
+  });
+
+  test("rows() returns what the driver gives, for what the builder cannot say", async () => {
+    const [row] = await database.db.rows<{ one: number }>(sql`SELECT 1 AS one`);
+    expect(Number(row?.one)).toBe(1);
+  });
+});
