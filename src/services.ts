@@ -66,7 +66,7 @@ export async function openServices(
       log,
       masterKey,
       outbox: createOutboxSignal(),
-      metrics: createMetrics({ db: database.db, clock }),
+      metrics: createMetrics({ database, clock }),
     };
   } catch (error) {
     await database.close();

@@ -138,6 +138,30 @@ describe("a bad value stops start-up with one line naming the key", () => {
     expect(message.split("\n")).toHaveLength(1);
   });
 
+  test.each([
+    [
+      "mysql://svc:s3cret-pw@db.example.com/svc",
+      /must start with postgres:\/\/ or postgresql:\/\//,
+    ],
+    ["postgres://svc:s3cret-pw@db.example.com", /must name the database/],
+    ["postgres://svc:s3cret-pw@db.example.com/svc?sslmode=sometimes", /sslmode must be one of/],
+    ["not a url s3cret-pw", /must be a URL such as postgres:\/\//],
+  ])("a bad database URL (%p) is refused without ever showing its password", (url, pattern) => {
+    const message = configError(() => loadConfig({ env: { SVC_DATABASE_URL: url }, cwd }));
+    expect(message).toMatch(/^SVC_DATABASE_URL=/);
+    expect(message).toMatch(pattern);
+    expect(message).not.toContain("s3cret-pw");
+  });
+
+  test("a good database URL is taken as written, sslmode included; the pool defaults to 10", () => {
+    const url =
+      "postgresql://svc:pw@db.example.com:5432/svc?sslmode=verify-full&sslrootcert=/etc/ca.pem";
+    const config = loadConfig({ env: { SVC_DATABASE_URL: url }, cwd });
+    expect(config.databaseUrl).toBe(url);
+    expect(config.databasePoolSize).toBe(10);
+    expect(loadConfig({ env: {}, cwd }).databaseUrl).toBeUndefined();
+  });
+
   test("a flag's error names the flag", () => {
     expect(configError(() => loadConfig({ env: {}, cwd, flags: { port: "-1" } }))).toBe(
       '--port="-1": must be at least 0',

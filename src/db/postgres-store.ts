@@ -4,6 +4,7 @@
 // same guarantee SQLite's single writer gives, retried a bounded number of times when
 // PostgreSQL reports a serialization failure or a deadlock (db/store.ts, "The transaction rule").
 import { AsyncLocalStorage } from "node:async_hooks";
+import { hostname } from "node:os";
 import { SQL as BunSql } from "bun";
 import type { SQL } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/bun-sql";
@@ -18,6 +19,8 @@ export interface PostgresDatabase extends Database {
   /** Bun's client (the pool): for operations such as migrations and advisory locks. */
   readonly client: BunSql;
   readonly poolSize: number;
+  /** This process's `application_name` on the server (pg_stat_activity tells its connections). */
+  readonly applicationName: string;
 }
 
 export interface PostgresOptions {
@@ -58,8 +61,11 @@ export function isRetryable(error: unknown): boolean {
 export function openPostgresDatabase(url: string, options: PostgresOptions = {}): PostgresDatabase {
   const poolSize = options.poolSize ?? defaultPoolSize;
   const maxAttempts = options.maxAttempts ?? defaultMaxAttempts;
+  // Unique per process, so the server can tell which connections are this process's.
+  const applicationName = `svc/${process.pid}@${hostname()}`.slice(0, 63);
   const client = new BunSql({
     url,
+    connection: { application_name: applicationName },
     max: poolSize,
     idleTimeout: options.idleTimeoutSeconds ?? 60,
     connectionTimeout: 15,
@@ -118,6 +124,7 @@ export function openPostgresDatabase(url: string, options: PostgresOptions = {})
     db,
     client,
     poolSize,
+    applicationName,
     location: redactDatabaseUrl(url),
     isOpen: () => !closed,
     async ping() {

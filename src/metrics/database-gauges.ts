@@ -5,6 +5,7 @@
 import { count, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import { Gauge, type Registry } from "prom-client";
 import type { Clock } from "../clock.ts";
+import type { AnyDatabase } from "../db/open.ts";
 import { connectionStatuses, endpointStatuses } from "../db/schema.ts";
 import type { Db } from "../db/store.ts";
 
@@ -137,6 +138,47 @@ export function registerDatabaseGauges(
         .where(isNull(mailOutbox.sentAt));
       this.set({ state: "waiting" }, row?.waiting ?? 0);
       this.set({ state: "given_up" }, row?.givenUp ?? 0);
+    },
+  });
+}
+
+/**
+ * The database connections of this process: PostgreSQL's pool as the server sees it
+ * (pg_stat_activity, by this process's application_name), or SQLite's two connections.
+ */
+export function registerPoolGauges(
+  registry: Registry,
+  name: (suffix: string) => string,
+  database: AnyDatabase,
+): void {
+  const registers = [registry];
+  new Gauge({
+    name: name("database_pool_size"),
+    help: "Database connections this process may open at most (PostgreSQL: databasePoolSize; SQLite: 2, one writer and one reader).",
+    registers,
+    collect() {
+      this.set(database.engine === "postgres" ? database.poolSize : 2);
+    },
+  });
+  new Gauge({
+    name: name("database_pool_connections"),
+    help: "Open database connections of this process, by state: active (running a query), idle, idle_in_transaction (PostgreSQL, as the server reports them); SQLite's are always open (idle).",
+    labelNames: ["state"] as const,
+    registers,
+    async collect() {
+      this.reset();
+      for (const state of ["active", "idle", "idle_in_transaction"]) this.set({ state }, 0);
+      if (database.engine === "sqlite") {
+        this.set({ state: "idle" }, 2);
+        return;
+      }
+      // The scrape's own connection is among them, active while it runs this query.
+      const rows: { state: string | null; n: string | number }[] = await database.client`
+        SELECT state, count(*) AS n FROM pg_stat_activity
+         WHERE application_name = ${database.applicationName} GROUP BY state`;
+      for (const row of rows) {
+        this.set({ state: (row.state ?? "idle").replace(/ /g, "_") }, Number(row.n));
+      }
     },
   });
 }

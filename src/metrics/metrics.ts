@@ -14,9 +14,9 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import packageJson from "../../package.json" with { type: "json" };
 import type { Clock } from "../clock.ts";
-import type { Db } from "../db/store.ts";
+import type { AnyDatabase } from "../db/open.ts";
 import type { SendResult } from "../webhooks/sender.ts";
-import { registerDatabaseGauges } from "./database-gauges.ts";
+import { registerDatabaseGauges, registerPoolGauges } from "./database-gauges.ts";
 import { registerHttpRequestMetrics } from "./http-requests.ts";
 import { registerProcessMetrics } from "./process-metrics.ts";
 
@@ -49,7 +49,7 @@ export interface Metrics {
 }
 
 export interface MetricsDeps {
-  db: Db;
+  database: AnyDatabase;
   clock: Clock;
 }
 
@@ -115,7 +115,8 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     registers,
   }).set({ version: packageJson.version }, 1);
   registerProcessMetrics(registry, name);
-  registerDatabaseGauges(registry, name, deps);
+  registerDatabaseGauges(registry, name, { db: deps.database.db, clock: deps.clock });
+  registerPoolGauges(registry, name, deps.database);
 
   return {
     registry,

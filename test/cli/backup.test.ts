@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runSvc } from "../support/cli.ts";
+import { createTestDatabase, testEngine } from "../support/engine.ts";
 import { makeTempDir } from "../support/temp.ts";
 
 describe("svc backup", () => {
@@ -123,5 +124,36 @@ describe("svc accounts", () => {
     expect(
       (await runSvc(["accounts", "create", "--email", "DUP@example.com"], { cwd })).stderr,
     ).toContain("already exists");
+  });
+});
+
+describe.if(testEngine === "postgres")("svc backup on PostgreSQL", () => {
+  test("pg_dump writes svc.pgdump beside the master key; pg_restore brings the data back into an empty database", async () => {
+    const cwd = makeTempDir();
+    const created = await runSvc(["accounts", "create", "--email", "pg@example.com", "--json"], {
+      cwd,
+    });
+    expect(created.code).toBe(0);
+    const accountId = created.json<{ id: string }>().id;
+    const backup = await runSvc(["backup", "snap", "--json"], { cwd });
+    expect(backup.code).toBe(0);
+    const result = backup.json<{ databaseFile: string; masterKeyIncluded: boolean }>();
+    expect(result.databaseFile).toBe(join(cwd, "snap", "svc.pgdump"));
+    expect(result.masterKeyIncluded).toBe(true);
+
+    const restored = await createTestDatabase();
+    const restore = Bun.spawnSync([
+      "pg_restore",
+      "--no-owner",
+      `--dbname=${restored.url}`,
+      result.databaseFile,
+    ]);
+    expect(restore.exitCode).toBe(0);
+    const listed = await runSvc(["--data-dir", "snap", "accounts", "list", "--json"], {
+      cwd,
+      env: { SVC_DATABASE_URL: restored.url },
+    });
+    expect(listed.code).toBe(0);
+    expect(listed.json<{ id: string }[]>().map((a) => a.id)).toContain(accountId);
   });
 });

@@ -334,3 +334,21 @@ describe("API request and sync series", () => {
     expect(sampleValue(samples, "svc_connections", { status: "linked" })).toBe(0);
   });
 });
+
+describe("database pool series", () => {
+  test("show how many connections the process may open and how many are open, as the engine reports them", async () => {
+    const services = await createTestServices();
+    cleanup(() => services.database.close());
+    const samples = await registrySamples(services);
+    const size = sampleValue(samples, "svc_database_pool_size");
+    const active = sampleValue(samples, "svc_database_pool_connections", { state: "active" });
+    if (services.database.engine === "postgres") {
+      expect(size).toBe(services.database.poolSize);
+      // The scrape's own query at least.
+      expect(active).toBeGreaterThanOrEqual(1);
+    } else {
+      expect(size).toBe(2);
+      expect(sampleValue(samples, "svc_database_pool_connections", { state: "idle" })).toBe(2);
+    }
+  });
+});
