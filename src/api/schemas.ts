@@ -90,6 +90,16 @@ export const transactionSchema = z
     description: z.string().openapi({ example: "CARD PAYMENT CORNER SHOP" }),
     counterparty_name: z.string().nullable().openapi({ example: null }),
     merchant_name: z.string().nullable().openapi({ example: "Corner Shop" }),
+    pending_transaction_id: idSchema.nullable().openapi({
+      description:
+        "On a booked transaction that replaced a pending one: the pending transaction's id (the two are one payment; the booked one is what counts). Otherwise null.",
+      example: null,
+    }),
+    booked_transaction_id: idSchema.nullable().openapi({
+      description:
+        "On a pending transaction that has booked: the booked transaction's id. Such pending rows are no longer served, so a served row has null here; it is there for the link's other end.",
+      example: null,
+    }),
   })
   .openapi("Transaction");
 

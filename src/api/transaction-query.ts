@@ -6,8 +6,7 @@ import { z } from "@hono/zod-openapi";
 import { decodeCursor, encodeCursor, foreignCursor, invalidCursor } from "./cursor.ts";
 import { type DateWindow, maxWindowDays, resolveDateWindow, windowDays } from "./date-window.ts";
 import { defaultPageLimit, type transactionsQuery } from "./params.ts";
-import type { Page } from "./reads/page.ts";
-import type { TransactionQuery, TransactionView } from "./reads/transactions.ts";
+import type { TransactionPage, TransactionQuery } from "./reads/transactions.ts";
 
 export type TransactionsQueryInput = z.infer<typeof transactionsQuery>;
 
@@ -62,10 +61,9 @@ export function resolveTransactionQuery(
 export function nextTransactionCursor(
   accountId: string,
   query: TransactionQuery,
-  page: Page<TransactionView>,
+  page: TransactionPage,
 ): string | null {
-  const last = page.data.at(-1);
-  if (!page.hasMore || !last) return null;
+  if (!page.next) return null;
   return encodeCursor({
     v: 1,
     k: "transactions",
@@ -73,7 +71,7 @@ export function nextTransactionCursor(
     from: query.window.from,
     to: query.window.to,
     pending: query.includePending,
-    date: last.booking_date,
-    id: last.transaction_id,
+    date: page.next.bookingDate,
+    id: page.next.id,
   });
 }

@@ -2,15 +2,17 @@
 // transaction, and the events describing what changed are recorded in that same transaction
 // after the data (transactional outbox): data and events commit together or not at all.
 // - account.transactions.available: once per account that stored transaction ids it had never
-//   seen; new_count counts only those, and a booked row that replaces a known pending row is
-//   the same transaction, so it is linked, not counted.
+//   seen; new_count counts those. A booked row that replaces a pending one has an id the
+//   receiver has never seen (and pending rows are not served by default), so it counts and the
+//   two are linked (pending_transaction_id, booked_transaction_id); a pending row booked within
+//   the same read is never served and does not count.
 // - account.balance.updated: when current, available or currency differ from the stored ones;
 //   fetched_at is the stored balances.fetched_at rendered with toISOString().
 // - connection.status.changed: when the status moved (see status.ts).
 import { and, eq, inArray } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
 import { chunks } from "../db/chunks.ts";
-import type { Row } from "../db/schema.ts";
+import type { NewRow, Row } from "../db/schema.ts";
 import { type Db, first } from "../db/store.ts";
 import { newId } from "../ids.ts";
 import { type AccountEventInput, recordAccountEvents } from "../webhooks/events.ts";
@@ -161,7 +163,8 @@ async function writeTransactions(
     ...ordered.map((r) => r.externalId),
     ...ordered.flatMap((r) => (r.pendingExternalId ? [r.pendingExternalId] : [])),
   ]);
-  const inserts: TransactionRow[] = [];
+  const inserts: NewRow<"transactions">[] = [];
+  const insertedNow = new Set<string>();
   const links: { pendingId: string; bookedId: string }[] = [];
   let newCount = 0;
   let updated = 0;
@@ -179,6 +182,8 @@ async function writeTransactions(
       }
       continue;
     }
+    const pending = record.pendingExternalId ? known.get(record.pendingExternalId) : undefined;
+    const replaces = pending?.status === "pending" ? pending : undefined;
     const row = {
       id: newId(),
       accountId,
@@ -192,17 +197,21 @@ async function writeTransactions(
       counterpartyName: record.counterpartyName,
       merchantName: record.merchantName,
       bookedTransactionId: null,
+      pendingTransactionId: replaces?.id ?? null,
       createdAt: now,
       updatedAt: now,
-    } satisfies TransactionRow;
+    } satisfies Omit<TransactionRow, "json">;
     inserts.push(row);
-    known.set(record.externalId, row);
-    const pending = record.pendingExternalId ? known.get(record.pendingExternalId) : undefined;
-    if (pending && pending.status === "pending") {
-      pending.bookedTransactionId = row.id;
-      links.push({ pendingId: pending.id, bookedId: row.id });
-    } else {
-      newCount++;
+    insertedNow.add(row.id);
+    known.set(record.externalId, { ...row, json: "" });
+    // Every new id is news to the receiver, a booked row that replaces a pending one included:
+    // receivers de-duplicate on the id, and pending rows are left out of pages by default.
+    newCount++;
+    if (replaces) {
+      replaces.bookedTransactionId = row.id;
+      links.push({ pendingId: replaces.id, bookedId: row.id });
+      // A pending row seen and booked within this same read is never served: not news.
+      if (insertedNow.has(replaces.id)) newCount--;
     }
   }
   for (const part of chunks(inserts)) await tx.insert(transactions).values(part);

@@ -280,6 +280,8 @@ describe("transaction fields", () => {
       description: "CARD PAYMENT",
       counterparty_name: null,
       merchant_name: "Corner Shop",
+      pending_transaction_id: null,
+      booked_transaction_id: null,
     } as unknown as TransactionBody);
   });
 });

@@ -147,8 +147,8 @@ describe("operator ingest: a valid document", () => {
     );
     conn.status = "suspended";
     const result = await importBankData(s.services, s.accountId, next);
-    // acme-tx-4 books the pending acme-tx-3: linked, not counted.
-    expect(result.newTransactions).toBe(1);
+    // acme-tx-4 books the pending acme-tx-3: linked, and news (an id the receiver never saw).
+    expect(result.newTransactions).toBe(2);
     const checkingId = first.connections[0]?.accounts[0]?.accountId;
     expect((await storedEvents(s.services)).slice(before).map((e) => [e.type, e.data])).toEqual([
       [
@@ -161,7 +161,7 @@ describe("operator ingest: a valid document", () => {
       ],
       [
         "account.transactions.available",
-        { account_id: checkingId, fetched_at: s.clock.now().toISOString(), new_count: 1 },
+        { account_id: checkingId, fetched_at: s.clock.now().toISOString(), new_count: 2 },
       ],
       [
         "account.balance.updated",

@@ -199,7 +199,7 @@ describe("repeated sync", () => {
 });
 
 describe("pending rows that book", () => {
-  test("a booked row replacing a known pending row links to it and is not counted again", async () => {
+  test("a booked row replacing a known pending row is news (a new id the receiver never saw): counted in new_count, the two linked both ways", async () => {
     const s = await linkedBank();
     s.bank.transactions.set("acc-1", [
       txn("P-1", { status: "pending", bookingDate: "2026-01-15" }),
@@ -212,19 +212,21 @@ describe("pending rows that book", () => {
       txn("B-1", { bookingDate: "2026-01-16", valueDate: "2026-01-15", pendingExternalId: "P-1" }),
       txn("B-2"),
     ]);
-    expect(await s.sync()).toMatchObject({ newTransactions: 1 });
+    // B-1 (the booking) and B-2 are both ids the receiver has never seen.
+    expect(await s.sync()).toMatchObject({ newTransactions: 2 });
     const rows = await s.services.db.select().from(transactions);
     const pending = rows.find((r) => r.externalId === "P-1");
     const booked = rows.find((r) => r.externalId === "B-1");
     expect(pending?.bookedTransactionId).toBe(booked?.id as string);
+    expect(booked?.pendingTransactionId).toBe(pending?.id as string);
     expect(booked?.bookedTransactionId).toBeNull();
     const counts = (await storedEvents(s.services))
       .filter((e) => e.type === "account.transactions.available")
       .map((e) => (e.data as { new_count: number }).new_count);
-    expect(counts).toEqual([1, 1]);
+    expect(counts).toEqual([1, 2]);
   });
 
-  test("a pending row and its booked row seen in the same read count once", async () => {
+  test("a pending row and its booked row seen in the same read count once (the pending one is never served)", async () => {
     const s = await linkedBank();
     s.bank.transactions.set("acc-1", [
       txn("B-9", { pendingExternalId: "P-9" }),

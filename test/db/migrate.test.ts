@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import { statSync } from "node:fs";
 import { dirname } from "node:path";
-import { sql } from "drizzle-orm";
+import { asc, eq, sql } from "drizzle-orm";
 import {
   MigrationError,
   migrateDatabase,
@@ -162,6 +162,102 @@ describe.if(testEngine === "sqlite")("the SQLite file", () => {
       await migrateDatabase(database);
       expect(statSync(dirname(database.path)).mode & 0o777).toBe(0o700);
       expect(statSync(database.path).mode & 0o777).toBe(0o600);
+    } finally {
+      await database.close();
+    }
+  });
+});
+
+describe(`upgrading a database with data (${testEngine})`, () => {
+  test("transactions written before the page migration keep every row and link, and gain their JSON and the reverse link", async () => {
+    const all = readMigrationFolder(testEngine);
+    const pageMigration = all.findIndex((m) =>
+      m.sql.some((s) => s.includes("pending_transaction_id")),
+    );
+    expect(pageMigration).toBeGreaterThan(0);
+    const { database } = await openTestDatabase();
+    try {
+      await migrateWith(database, all.slice(0, pageMigration));
+      const now = 1_768_467_600_000;
+      const insert = (table: string, values: Record<string, unknown>) =>
+        database.db.write((tx) =>
+          tx.rows(
+            sql`INSERT INTO ${sql.identifier(table)} (${sql.join(
+              Object.keys(values).map((k) => sql.identifier(k)),
+              sql`, `,
+            )}) VALUES (${sql.join(
+              Object.values(values).map((v) => sql`${v}`),
+              sql`, `,
+            )})`,
+          ),
+        );
+      await insert("service_accounts", { id: "a0", name: "Old", created_at: now, updated_at: now });
+      await insert("connections", {
+        id: "c0",
+        service_account_id: "a0",
+        provider: "import",
+        external_id: "c0",
+        institution: "Old Bank",
+        status: "linked",
+        created_at: now,
+        updated_at: now,
+      });
+      await insert("bank_accounts", {
+        id: "b0",
+        connection_id: "c0",
+        service_account_id: "a0",
+        external_id: "b0",
+        name: "Old account",
+        type: "current",
+        currency: "EUR",
+        institution: "Old Bank",
+        created_at: now,
+        updated_at: now,
+      });
+      const row = (id: string, status: string, bookedId: string | null) => ({
+        id,
+        account_id: "b0",
+        external_id: id,
+        status,
+        amount: "-1.50",
+        currency: "EUR",
+        booking_date: "2026-01-14",
+        description: 'Card "quoted" payment',
+        booked_transaction_id: bookedId,
+        created_at: now,
+        updated_at: now,
+      });
+      await insert("transactions", row("t-pending", "pending", "t-booked"));
+      await insert("transactions", row("t-booked", "booked", null));
+      await migrateDatabase(database);
+      const { transactions } = database.db.t;
+      const rows = await database.db.select().from(transactions).orderBy(asc(transactions.id));
+      expect(rows.map((r) => [r.id, r.bookedTransactionId, r.pendingTransactionId])).toEqual([
+        ["t-booked", null, "t-pending"],
+        ["t-pending", "t-booked", null],
+      ]);
+      expect(JSON.parse(rows[0]?.json ?? "")).toEqual({
+        transaction_id: "t-booked",
+        account_id: "b0",
+        status: "booked",
+        amount: "-1.50",
+        currency: "EUR",
+        booking_date: "2026-01-14",
+        value_date: null,
+        description: 'Card "quoted" payment',
+        counterparty_name: null,
+        merchant_name: null,
+        pending_transaction_id: "t-pending",
+        booked_transaction_id: null,
+      });
+      // The data-generation triggers survived the table's rebuild.
+      const generation = async () =>
+        (await database.db.select().from(database.db.t.serviceAccounts))[0]?.dataGeneration;
+      const before = await generation();
+      await database.db.write((tx) =>
+        tx.update(transactions).set({ amount: "-2.00" }).where(eq(transactions.id, "t-booked")),
+      );
+      expect(await generation()).not.toBe(before);
     } finally {
       await database.close();
     }

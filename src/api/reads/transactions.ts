@@ -1,12 +1,16 @@
 // One account's transactions in a booking-date window, newest first, with keyset pagination on
 // (booking_date desc, id desc): a page starts strictly after the last row of the previous page, so
 // rows that arrive between two requests never shift or repeat the rows already paged through.
+//
+// The page is the database's own concatenation of each row's stored JSON (transactions.json, a
+// generated column), read in the primary key's order: no row becomes a JavaScript object and
+// nothing is serialised per request. One query per page; its extra row says whether another
+// page follows.
 import { and, desc, eq, gte, isNull, lt, lte, or, sql } from "drizzle-orm";
 import type { TransactionStatus } from "../../db/schema.ts";
 import type { Db } from "../../db/store.ts";
 import type { DateWindow } from "../date-window.ts";
 import type { AccountReads } from "./accounts.ts";
-import { type Page, toPage } from "./page.ts";
 
 export interface TransactionView {
   transaction_id: string;
@@ -19,6 +23,10 @@ export interface TransactionView {
   description: string;
   counterparty_name: string | null;
   merchant_name: string | null;
+  /** On a booked row that replaced a pending one: the pending row's id. */
+  pending_transaction_id: string | null;
+  /** On a pending row that has booked: the booked row's id (such rows are not served). */
+  booked_transaction_id: string | null;
 }
 
 /** Where a page ends: the last row served. */
@@ -35,13 +43,24 @@ export interface TransactionQuery {
   after?: TransactionPosition;
 }
 
+/** A page as the API writes it: the rows' JSON, joined with commas, and where it ends. */
+export interface TransactionPage {
+  /** The rows' JSON objects joined with commas ("" for an empty page). */
+  json: string;
+  /** The last row served, when another page follows. */
+  next?: TransactionPosition;
+}
+
 export interface TransactionReads {
   listTransactions(
     serviceAccountId: string,
     accountId: string,
     query: TransactionQuery,
-  ): Promise<Page<TransactionView>>;
+  ): Promise<TransactionPage>;
 }
+
+/** Where each row's JSON begins: the stored JSON of every row starts with this key. */
+const rowStart = ',{"transaction_id":';
 
 const p = (name: string) => sql.placeholder(name);
 
@@ -50,23 +69,10 @@ export function createTransactionReads(
   accounts: Pick<AccountReads, "requireOwnAccount">,
 ): TransactionReads {
   const { transactions: t } = db.t;
-  const columns = {
-    transaction_id: t.id,
-    account_id: t.accountId,
-    status: t.status,
-    amount: t.amount,
-    currency: t.currency,
-    booking_date: t.bookingDate,
-    value_date: t.valueDate,
-    description: t.description,
-    counterparty_name: t.counterpartyName,
-    merchant_name: t.merchantName,
-  };
-  // The range and order use transactions_page_idx (account_id, booking_date, id), scanned
-  // backwards. A page starts strictly after the previous page's last row.
-  const page = (pending: boolean, later: boolean) =>
+  // Rows of the page in key order (the primary key, scanned backwards), one more than asked for.
+  const rows = (pending: boolean, later: boolean) =>
     db
-      .select(columns)
+      .select({ json: t.json, bookingDate: t.bookingDate, id: t.id })
       .from(t)
       .where(
         and(
@@ -83,7 +89,20 @@ export function createTransactionReads(
       )
       .orderBy(desc(t.bookingDate), desc(t.id))
       .limit(p("limit"))
+      .as("page_rows");
+  // string_agg(... ORDER BY ...) exists in both engines (SQLite 3.44+, PostgreSQL).
+  const page = (pending: boolean, later: boolean) => {
+    const sub = rows(pending, later);
+    return db
+      .select({
+        json: sql<
+          string | null
+        >`string_agg(${sub.json}, ',' ORDER BY ${sub.bookingDate} DESC, ${sub.id} DESC)`,
+        rows: sql<number>`count(*)`.mapWith(Number),
+      })
+      .from(sub)
       .prepare(`svc_transactions_${pending ? "pending" : "booked"}_${later ? "later" : "first"}`);
+  };
   const pages = {
     booked: { first: page(false, false), later: page(false, true) },
     pending: { first: page(true, false), later: page(true, true) },
@@ -98,10 +117,18 @@ export function createTransactionReads(
         to: query.window.to,
         limit: query.limit + 1,
       };
-      const rows = query.after
+      const [found] = query.after
         ? await kind.later.execute({ ...params, date: query.after.bookingDate, id: query.after.id })
         : await kind.first.execute(params);
-      return toPage(rows, query.limit);
+      const json = found?.json ?? "";
+      if ((found?.rows ?? 0) <= query.limit) return { json };
+      // One row more than asked: it only says that another page follows.
+      const served = json.slice(0, json.lastIndexOf(rowStart));
+      const last = JSON.parse(served.slice(served.lastIndexOf(rowStart) + 1)) as {
+        transaction_id: string;
+        booking_date: string;
+      };
+      return { json: served, next: { bookingDate: last.booking_date, id: last.transaction_id } };
     },
   };
 }

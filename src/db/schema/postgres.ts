@@ -7,6 +7,7 @@
 // so creation order needs no rowid); timestamps are integer milliseconds since the epoch exposed
 // as Date (rendered with toISOString() everywhere, so the same instant always gives the same
 // string); money is a decimal string, never a float.
+import { sql } from "drizzle-orm";
 import {
   bigint,
   boolean,
@@ -199,7 +200,7 @@ export const balances = pgTable("balances", {
 export const transactions = pgTable(
   "transactions",
   {
-    id: text("id").primaryKey(),
+    id: text("id").notNull(),
     accountId: text("account_id")
       .notNull()
       .references(() => bankAccounts.id, { onDelete: "cascade" }),
@@ -216,13 +217,37 @@ export const transactions = pgTable(
     merchantName: text("merchant_name"),
     /** Set on a pending row once it has booked: the id of the booked transaction. */
     bookedTransactionId: text("booked_transaction_id"),
+    /** Set on a booked row that replaced a pending one: the pending row's id. */
+    pendingTransactionId: text("pending_transaction_id"),
     createdAt: ms("created_at").notNull(),
     updatedAt: ms("updated_at").notNull(),
+    /**
+     * The row as the read API serves it (the TransactionView's JSON, in its field order), kept by
+     * the database itself: a page is the concatenation of these, never rebuilt per request.
+     */
+    json: text("json")
+      .notNull()
+      .generatedAlwaysAs(
+        sql`'{"transaction_id":' || coalesce(svc_json_text("id"), 'null') ||
+          ',"account_id":' || coalesce(svc_json_text("account_id"), 'null') ||
+          ',"status":' || coalesce(svc_json_text("status"), 'null') ||
+          ',"amount":' || coalesce(svc_json_text("amount"), 'null') ||
+          ',"currency":' || coalesce(svc_json_text("currency"), 'null') ||
+          ',"booking_date":' || coalesce(svc_json_text("booking_date"), 'null') ||
+          ',"value_date":' || coalesce(svc_json_text("value_date"), 'null') ||
+          ',"description":' || coalesce(svc_json_text("description"), 'null') ||
+          ',"counterparty_name":' || coalesce(svc_json_text("counterparty_name"), 'null') ||
+          ',"merchant_name":' || coalesce(svc_json_text("merchant_name"), 'null') ||
+          ',"pending_transaction_id":' || coalesce(svc_json_text("pending_transaction_id"), 'null') ||
+          ',"booked_transaction_id":' || coalesce(svc_json_text("booked_transaction_id"), 'null') || '}'`,
+      ),
   },
   (t) => [
+    // Keyset pages of one account read this key in order, newest first; on SQLite the table is
+    // stored in it (WITHOUT ROWID, in the migration), so a page is one range of the b-tree.
+    primaryKey({ name: "transactions_pkey", columns: [t.accountId, t.bookingDate, t.id] }),
+    uniqueIndex("transactions_id_unique").on(t.id),
     uniqueIndex("transactions_external_unique").on(t.accountId, t.externalId),
-    // Keyset pagination: (booking_date desc, id) within one account.
-    index("transactions_page_idx").on(t.accountId, t.bookingDate, t.id),
   ],
 );
 

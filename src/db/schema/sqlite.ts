@@ -6,6 +6,7 @@
 // so creation order needs no rowid); timestamps are integer milliseconds since the epoch exposed
 // as Date (rendered with toISOString() everywhere, so the same instant always gives the same
 // string); money is a decimal string, never a float.
+import { sql } from "drizzle-orm";
 import {
   index,
   integer,
@@ -188,7 +189,7 @@ export const balances = sqliteTable("balances", {
 export const transactions = sqliteTable(
   "transactions",
   {
-    id: text("id").primaryKey(),
+    id: text("id").notNull(),
     accountId: text("account_id")
       .notNull()
       .references(() => bankAccounts.id, { onDelete: "cascade" }),
@@ -205,13 +206,38 @@ export const transactions = sqliteTable(
     merchantName: text("merchant_name"),
     /** Set on a pending row once it has booked: the id of the booked transaction. */
     bookedTransactionId: text("booked_transaction_id"),
+    /** Set on a booked row that replaced a pending one: the pending row's id. */
+    pendingTransactionId: text("pending_transaction_id"),
     createdAt: ms("created_at").notNull(),
     updatedAt: ms("updated_at").notNull(),
+    /**
+     * The row as the read API serves it (the TransactionView's JSON, in its field order), kept by
+     * the database itself: a page is the concatenation of these, never rebuilt per request.
+     */
+    json: text("json")
+      .notNull()
+      .generatedAlwaysAs(
+        sql`'{"transaction_id":' || json_quote("id") ||
+          ',"account_id":' || json_quote("account_id") ||
+          ',"status":' || json_quote("status") ||
+          ',"amount":' || json_quote("amount") ||
+          ',"currency":' || json_quote("currency") ||
+          ',"booking_date":' || json_quote("booking_date") ||
+          ',"value_date":' || json_quote("value_date") ||
+          ',"description":' || json_quote("description") ||
+          ',"counterparty_name":' || json_quote("counterparty_name") ||
+          ',"merchant_name":' || json_quote("merchant_name") ||
+          ',"pending_transaction_id":' || json_quote("pending_transaction_id") ||
+          ',"booked_transaction_id":' || json_quote("booked_transaction_id") || '}'`,
+        { mode: "stored" },
+      ),
   },
   (t) => [
+    // Keyset pages of one account read this key in order, newest first; on SQLite the table is
+    // stored in it (WITHOUT ROWID, in the migration), so a page is one range of the b-tree.
+    primaryKey({ name: "transactions_pkey", columns: [t.accountId, t.bookingDate, t.id] }),
+    uniqueIndex("transactions_id_unique").on(t.id),
     uniqueIndex("transactions_external_unique").on(t.accountId, t.externalId),
-    // Keyset pagination: (booking_date desc, id) within one account.
-    index("transactions_page_idx").on(t.accountId, t.bookingDate, t.id),
   ],
 );
 
