@@ -1,6 +1,7 @@
 // A keep-alive HTTP load generator in its own process, used by read-api.ts when `wrk` is not
 // installed: `connections` concurrent request loops for `seconds`, then one JSON line with the
-// request rate and latency percentiles. Every response must be 200.
+// request rate and latency percentiles. Every response must be 200. `--rotate FILE` takes each
+// request's path and key from the next "<path> <api key>" line of FILE (as rotate.lua does).
 import { parseArgs } from "node:util";
 
 const { values, positionals } = parseArgs({
@@ -10,6 +11,7 @@ const { values, positionals } = parseArgs({
     connections: { type: "string", default: "32" },
     seconds: { type: "string", default: "5" },
     header: { type: "string", multiple: true, default: [] },
+    rotate: { type: "string" },
   },
 });
 const url = positionals[0];
@@ -20,6 +22,17 @@ const headers = Object.fromEntries(
     return [h.slice(0, at).trim(), h.slice(at + 1).trim()];
   }),
 );
+const origin = new URL(url).origin;
+const rotation = values.rotate
+  ? (await Bun.file(values.rotate).text())
+      .split("\n")
+      .filter((line) => line.includes(" "))
+      .map((line) => {
+        const [path, key] = line.split(" ");
+        return { url: `${origin}${path}`, headers: { ...headers, Authorization: `Bearer ${key}` } };
+      })
+  : [];
+let nextLine = 0;
 const connections = Number(values.connections);
 const durationMs = Number(values.seconds) * 1000;
 const latencies: number[] = [];
@@ -30,7 +43,10 @@ const deadline = started + durationMs;
 async function loop() {
   while (performance.now() < deadline) {
     const t0 = performance.now();
-    const response = await fetch(url as string, { headers });
+    const line = rotation.length > 0 ? rotation[nextLine++ % rotation.length] : undefined;
+    const response = await fetch(line?.url ?? (url as string), {
+      headers: line?.headers ?? headers,
+    });
     await response.arrayBuffer();
     latencies.push(performance.now() - t0);
     if (response.status !== 200) failures++;

@@ -1,4 +1,4 @@
-// Successful /v1 reads, remembered per service account, data generation and URL: the account's
+// Successful /v1 reads of URLs asked for more than once, remembered per service account, data generation and URL: the account's
 // generation (service_accounts.data_generation) moves in the same transaction as every change of
 // its bank data (triggers, in every process and on every instance), and the key check reads it on
 // every request, so a remembered answer is exactly what a fresh read would give, without
@@ -28,6 +28,12 @@ export interface CachedAnswer {
 export interface AnswerCache {
   get(principal: Principal, url: string, now: Date): CachedAnswer | undefined;
   set(principal: Principal, url: string, now: Date, answer: CachedAnswer): void;
+  /**
+   * Whether a fresh answer for this URL is worth remembering: true from the second time the
+   * same URL (same account, generation and day) is answered. Most URLs of an integrator paging
+   * through cursors or moving windows are asked once; copying their answers would only cost.
+   */
+  askedBefore(principal: Principal, url: string, now: Date): boolean;
 }
 
 const msPerDay = 86_400_000;
@@ -52,13 +58,21 @@ export function createAnswerCache(limits: { maxEntries: number; maxBytes: number
   // account's data. Answers of older generations are never asked for again and age out.
   const keyOf = (principal: Principal, url: string, now: Date) =>
     `${principal.serviceAccountId} ${principal.dataGeneration} ${Math.floor(now.getTime() / msPerDay)} ${url}`;
+  // URLs answered once, by key; a few bytes each, bounded like the answers.
+  const asked = createBoundedCache<true>({ maxEntries: limits.maxEntries * 8 });
   return {
     get: (principal, url, now) => entries.get(keyOf(principal, url, now)),
     set: (principal, url, now, answer) => entries.set(keyOf(principal, url, now), answer),
+    askedBefore(principal, url, now) {
+      const key = keyOf(principal, url, now);
+      if (asked.get(key)) return true;
+      asked.set(key, true);
+      return false;
+    },
   };
 }
 
-/** Remembers each successful GET answered by the routes after it. */
+/** Remembers successful GETs answered by the routes after it, from a URL's second answer on. */
 export function rememberAnswersMiddleware(deps: {
   answers: AnswerCache;
   clock: Clock;
@@ -69,6 +83,7 @@ export function rememberAnswersMiddleware(deps: {
     const startedAt = deps.clock.now();
     await next();
     if (c.req.method !== "GET" || c.res.status !== 200) return;
+    if (!deps.answers.askedBefore(c.get("principal"), c.req.url, startedAt)) return;
     const headers = new Headers();
     c.res.headers.forEach((value, name) => {
       if (!ownHeaderSpelling.has(name)) headers.set(name, value);

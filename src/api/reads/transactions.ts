@@ -2,10 +2,9 @@
 // (booking_date desc, id desc): a page starts strictly after the last row of the previous page, so
 // rows that arrive between two requests never shift or repeat the rows already paged through.
 //
-// The page is the database's own concatenation of each row's stored JSON (transactions.json, a
-// generated column), read in the primary key's order: no row becomes a JavaScript object and
-// nothing is serialised per request. One query per page; its extra row says whether another
-// page follows.
+// The page is each row's stored JSON (transactions.json, a generated column kept by the engine),
+// read in the primary key's order and joined: nothing is serialised or validated per row per
+// request. One query per page; its extra row says whether another page follows.
 import { and, desc, eq, gte, isNull, lt, lte, or, sql } from "drizzle-orm";
 import type { TransactionStatus } from "../../db/schema.ts";
 import type { Db } from "../../db/store.ts";
@@ -59,8 +58,12 @@ export interface TransactionReads {
   ): Promise<TransactionPage>;
 }
 
-/** Where each row's JSON begins: the stored JSON of every row starts with this key. */
-const rowStart = ',{"transaction_id":';
+/** The first `count` rows' JSON objects, joined with commas. */
+function joinJson(rows: readonly { json: string }[], count: number): string {
+  let joined = "";
+  for (let i = 0; i < count; i++) joined += i === 0 ? rows[i]?.json : `,${rows[i]?.json}`;
+  return joined;
+}
 
 const p = (name: string) => sql.placeholder(name);
 
@@ -70,15 +73,19 @@ export function createTransactionReads(
 ): TransactionReads {
   const { transactions: t } = db.t;
   // Rows of the page in key order (the primary key, scanned backwards), one more than asked for.
-  const rows = (pending: boolean, later: boolean) =>
+  const page = (pending: boolean, later: boolean) =>
     db
-      .select({ json: t.json, bookingDate: t.bookingDate, id: t.id })
+      // The JSON alone: every further column would cost a string per row (the position of the
+      // last row served is read from its JSON).
+      .select({ json: t.json })
       .from(t)
       .where(
         and(
           eq(t.accountId, p("account")),
           gte(t.bookingDate, p("from")),
-          lte(t.bookingDate, p("to")),
+          // A later page's range ends at the previous page's last row, so the scan starts there
+          // (its cost does not grow with depth): the cursor's date is never after `to`.
+          lte(t.bookingDate, later ? p("date") : p("to")),
           pending
             ? or(eq(t.status, "booked"), isNull(t.bookedTransactionId))
             : eq(t.status, "booked"),
@@ -89,46 +96,38 @@ export function createTransactionReads(
       )
       .orderBy(desc(t.bookingDate), desc(t.id))
       .limit(p("limit"))
-      .as("page_rows");
-  // string_agg(... ORDER BY ...) exists in both engines (SQLite 3.44+, PostgreSQL).
-  const page = (pending: boolean, later: boolean) => {
-    const sub = rows(pending, later);
-    return db
-      .select({
-        json: sql<
-          string | null
-        >`string_agg(${sub.json}, ',' ORDER BY ${sub.bookingDate} DESC, ${sub.id} DESC)`,
-        rows: sql<number>`count(*)`.mapWith(Number),
-      })
-      .from(sub)
       .prepare(`svc_transactions_${pending ? "pending" : "booked"}_${later ? "later" : "first"}`);
-  };
   const pages = {
     booked: { first: page(false, false), later: page(false, true) },
     pending: { first: page(true, false), later: page(true, true) },
   };
   return {
     async listTransactions(serviceAccountId, accountId, query) {
-      await accounts.requireOwnAccount(serviceAccountId, accountId);
       const kind = pages[query.includePending ? "pending" : "booked"];
+      // The owner's check first (one lookup by key): a join here would cost the page its order.
+      await accounts.requireOwnAccount(serviceAccountId, accountId);
       const params = {
         account: accountId,
         from: query.window.from,
         to: query.window.to,
         limit: query.limit + 1,
       };
-      const [found] = query.after
+      const rows = query.after
         ? await kind.later.execute({ ...params, date: query.after.bookingDate, id: query.after.id })
         : await kind.first.execute(params);
-      const json = found?.json ?? "";
-      if ((found?.rows ?? 0) <= query.limit) return { json };
+      if (rows.length === 0) {
+        return { json: "" };
+      }
+      if (rows.length <= query.limit) return { json: joinJson(rows, rows.length) };
       // One row more than asked: it only says that another page follows.
-      const served = json.slice(0, json.lastIndexOf(rowStart));
-      const last = JSON.parse(served.slice(served.lastIndexOf(rowStart) + 1)) as {
+      const last = JSON.parse((rows[query.limit - 1] as { json: string }).json) as {
         transaction_id: string;
         booking_date: string;
       };
-      return { json: served, next: { bookingDate: last.booking_date, id: last.transaction_id } };
+      return {
+        json: joinJson(rows, query.limit),
+        next: { bookingDate: last.booking_date, id: last.transaction_id },
+      };
     },
   };
 }
