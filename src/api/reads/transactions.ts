@@ -5,7 +5,7 @@
 // The page is each row's stored JSON (transactions.json, a generated column kept by the engine),
 // read in the primary key's order and joined: nothing is serialised or validated per row per
 // request. One query per page; its extra row says whether another page follows.
-import { and, desc, eq, gte, isNull, lt, lte, or, sql } from "drizzle-orm";
+import { and, desc, eq, gte, isNull, lte, or, sql } from "drizzle-orm";
 import type { TransactionStatus } from "../../db/schema.ts";
 import type { Db } from "../../db/store.ts";
 import type { DateWindow } from "../date-window.ts";
@@ -83,15 +83,15 @@ export function createTransactionReads(
         and(
           eq(t.accountId, p("account")),
           gte(t.bookingDate, p("from")),
-          // A later page's range ends at the previous page's last row, so the scan starts there
-          // (its cost does not grow with depth): the cursor's date is never after `to`.
-          lte(t.bookingDate, later ? p("date") : p("to")),
+          // A later page starts strictly after the previous page's last row: one row-value bound,
+          // which both engines seek to in the primary key, so its cost does not grow with depth
+          // (the cursor's row is never after `to`).
+          later
+            ? sql`(${t.bookingDate}, ${t.id}) < (${p("date")}, ${p("id")})`
+            : lte(t.bookingDate, p("to")),
           pending
             ? or(eq(t.status, "booked"), isNull(t.bookedTransactionId))
             : eq(t.status, "booked"),
-          later
-            ? or(lt(t.bookingDate, p("date")), and(eq(t.bookingDate, p("date")), lt(t.id, p("id"))))
-            : undefined,
         ),
       )
       .orderBy(desc(t.bookingDate), desc(t.id))
