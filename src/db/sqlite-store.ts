@@ -59,6 +59,13 @@ function createFileOwnerOnly(path: string): void {
   if (!existsSync(path)) writeFileSync(path, "", { mode: 0o600, flag: "wx" });
 }
 
+/**
+ * The longest pause between two tries for the write lock another process holds: short, because
+ * a process writing in short transactions (svc import, svc sync) frees it often and a waiter
+ * that sleeps long misses every gap.
+ */
+const maxLockPollMs = 4;
+
 /** The read connection's page cache, at most (grows only as pages are read). */
 const readerCacheKib = 64 * 1024;
 
@@ -125,7 +132,7 @@ export function openSqliteDatabase(path: string, options: SqliteOptions = {}): S
           );
         }
         await Bun.sleep(waitMs);
-        waitMs = Math.min(waitMs * 2, 20);
+        waitMs = Math.min(waitMs * 2, maxLockPollMs);
       }
     }
   }

@@ -4,7 +4,7 @@
 // that dies mid-send leaves the row pending: it is due again, and re-sent, once the lease has
 // run out. Candidates are read outside the transaction; the UPDATE re-checks that each is still
 // pending and due, so the write lock is held only for the claim itself.
-import { and, asc, eq, inArray, lte, notInArray } from "drizzle-orm";
+import { and, asc, eq, inArray, lte, notInArray, sql } from "drizzle-orm";
 import type { Db } from "../db/store.ts";
 import { cancelPendingDeliveries } from "./endpoint-state.ts";
 export interface ClaimedDelivery {
@@ -70,7 +70,10 @@ export async function claimDueDeliveries(
         .where(
           and(
             inArray(deliveries.id, picked),
-            eq(deliveries.status, "pending"),
+            // Re-checked per row, not searched: written as an expression no index serves, so
+            // the planner looks the rows up by id instead of scanning every due delivery
+            // (SQLite without statistics picks deliveries_due_idx: ~30x slower with a backlog).
+            sql`coalesce(${deliveries.status}, '') = 'pending'`,
             lte(deliveries.nextAttemptAt, now),
           ),
         )

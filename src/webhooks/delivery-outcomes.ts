@@ -4,7 +4,7 @@
 // updated in the order the attempts finished: one success resets it to 0, and the failure that
 // brings it to exactly 20 disables the endpoint, cancels its pending deliveries and queues the
 // owner's e-mail (spec 3, 6).
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/store.ts";
 import { newId } from "../ids.ts";
@@ -122,22 +122,46 @@ async function recordBatch(
   outcomes: AttemptOutcome[],
 ): Promise<RecordedBatch> {
   const { deliveries, deliveryAttempts } = tx.t;
-  // A delivery removed meanwhile (its endpoint was removed) has nothing left to update.
-  const existing = new Set(
-    (
-      await tx
-        .select({ id: deliveries.id })
-        .from(deliveries)
-        .where(
-          inArray(
-            deliveries.id,
-            outcomes.map((o) => o.delivery.id),
-          ),
-        )
-    ).map((row) => row.id),
-  );
-  const live = outcomes.filter((o) => existing.has(o.delivery.id));
   const dispositions: BatchDispositions = { succeeded: 0, retryScheduled: 0, dropped: 0 };
+  const completedAt = clock.now();
+  // A delivery removed meanwhile (its endpoint was removed) has nothing left to update and no
+  // attempt to keep: successes learn it from their UPDATE, failures from one query.
+  const existing = new Set<string>();
+  // Successes in one UPDATE per status code (usually one): attempt_count moves by one, as the
+  // claim left it (a row is claimed by one dispatcher at a time).
+  const succeededBy = new Map<number | null, string[]>();
+  for (const { delivery, result } of outcomes) {
+    if (!result.ok) continue;
+    const ids = succeededBy.get(result.statusCode) ?? [];
+    ids.push(delivery.id);
+    succeededBy.set(result.statusCode, ids);
+  }
+  for (const [statusCode, ids] of succeededBy) {
+    const updated = await tx
+      .update(deliveries)
+      .set({
+        status: "succeeded",
+        attemptCount: sql`${deliveries.attemptCount} + 1`,
+        nextAttemptAt: null,
+        leaseExpiresAt: null,
+        lastStatusCode: statusCode,
+        lastError: null,
+        completedAt,
+      })
+      .where(inArray(deliveries.id, ids))
+      .returning({ id: deliveries.id });
+    for (const { id } of updated) existing.add(id);
+    dispositions.succeeded += updated.length;
+  }
+  const failedIds = outcomes.filter((o) => !o.result.ok).map((o) => o.delivery.id);
+  if (failedIds.length > 0) {
+    const found = await tx
+      .select({ id: deliveries.id })
+      .from(deliveries)
+      .where(inArray(deliveries.id, failedIds));
+    for (const { id } of found) existing.add(id);
+  }
+  const live = outcomes.filter((o) => existing.has(o.delivery.id));
   if (live.length === 0) return { disabled: [], dispositions };
   await tx.insert(deliveryAttempts).values(
     live.map(({ delivery, result }) => ({
@@ -152,25 +176,9 @@ async function recordBatch(
       errorMessage: result.errorMessage,
     })),
   );
-  const completedAt = clock.now();
   for (const { delivery, result } of live) {
+    if (result.ok) continue;
     const attemptNumber = delivery.attemptCount + 1;
-    if (result.ok) {
-      await tx
-        .update(deliveries)
-        .set({
-          status: "succeeded",
-          attemptCount: attemptNumber,
-          nextAttemptAt: null,
-          leaseExpiresAt: null,
-          lastStatusCode: result.statusCode,
-          lastError: null,
-          completedAt,
-        })
-        .where(eq(deliveries.id, delivery.id));
-      dispositions.succeeded++;
-      continue;
-    }
     const retryAt = nextRetryAt(attemptNumber, result.startedAt);
     // A delivery cancelled meanwhile (endpoint paused or disabled) stays cancelled.
     const stillPending = and(eq(deliveries.id, delivery.id), eq(deliveries.status, "pending"));

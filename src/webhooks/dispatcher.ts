@@ -1,6 +1,8 @@
 // The delivery dispatcher (DESIGN.md "Delivery is at-least-once and durable"): claims due
-// deliveries with a lease, sends them under a global and a per-endpoint concurrency cap, and
-// records finished attempts in batches. It wakes at once when this process commits deliveries
+// deliveries with a lease, ahead of the sender (send-slots.ts), sends them under a global and a
+// per-endpoint concurrency cap, and records finished attempts in batches. A finished send frees
+// its slot at once and the next claimed delivery starts without waiting for the database; the
+// outcome is recorded in the next turn, together with its batch. It wakes at once when this process commits deliveries
 // (outbox signal) and ticks every second (croner) for due retries and for events written by
 // other processes.
 //
@@ -24,6 +26,7 @@ import {
 } from "./delivery-outcomes.ts";
 import type { OutboxSignal } from "./outbox-signal.ts";
 import { deriveSigningSecret } from "./secrets.ts";
+import { createSendSlots } from "./send-slots.ts";
 import { deliveryTimeoutMs, type Sender, type SendResult } from "./sender.ts";
 
 /** Longer than the 10 s exchange plus recording, so a live send is never re-claimed. */
@@ -75,9 +78,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const { db, clock, log, sender } = options;
   const leaseMs = options.leaseMs ?? deliveryLeaseMs;
   const batchDelayMs = options.batchDelayMs ?? defaultBatchDelayMs;
-  const perEndpoint = new Map<string, number>();
+  const slots = createSendSlots({
+    concurrency: options.concurrency,
+    endpointConcurrency: options.endpointConcurrency,
+  });
+  /** Sends under way; one missing here when its send ends was abandoned at stop. */
   const running = new Map<string, ClaimedDelivery>();
-  let inFlight = 0;
   let finished: AttemptOutcome[] = [];
   let workScheduled = false;
   /** Turns of work run one at a time: the one running, then at most one more. */
@@ -88,29 +94,20 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   let unsubscribe: (() => void) | undefined;
   let cron: Cron | undefined;
 
+  const busy = () => slots.sending > 0 || slots.waiting > 0 || finished.length > 0;
   const notifyIdle = () => {
-    if (inFlight > 0 || finished.length > 0) return;
+    if (busy()) return;
     const waiters = idleWaiters;
     idleWaiters = [];
     for (const resolve of waiters) resolve();
   };
   const idle = () =>
-    inFlight === 0 && finished.length === 0
-      ? Promise.resolve()
-      : new Promise<void>((resolve) => idleWaiters.push(resolve));
-
-  function fullEndpoints(): string[] {
-    const full: string[] = [];
-    for (const [endpointId, count] of perEndpoint) {
-      if (count >= options.endpointConcurrency) full.push(endpointId);
-    }
-    return full;
-  }
+    busy() ? new Promise<void>((resolve) => idleWaiters.push(resolve)) : Promise.resolve();
 
   /** Claims as many due deliveries as there is room for and starts sending them. */
   async function pump(): Promise<number> {
     if (stopping) return 0;
-    const room = options.concurrency - inFlight;
+    const room = slots.claimRoom();
     if (room <= 0) return 0;
     const now = clock.now();
     let claimed: ClaimedDelivery[];
@@ -119,8 +116,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         now,
         leaseUntil: new Date(now.getTime() + leaseMs),
         limit: room,
-        endpointRoom: (id) => options.endpointConcurrency - (perEndpoint.get(id) ?? 0),
-        fullEndpoints: fullEndpoints(),
+        endpointRoom: slots.endpointClaimRoom,
+        fullEndpoints: slots.fullEndpoints(),
       });
     } catch (error) {
       // e.g. the database unreachable: the rows stay due; the next tick tries again.
@@ -132,14 +129,18 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       await releaseLeases(claimed);
       return 0;
     }
-    for (const delivery of claimed) launch(delivery);
+    slots.enqueue(claimed);
+    startQueued();
     return claimed.length;
   }
 
+  /** Starts queued deliveries while there are free send slots. */
+  function startQueued(): void {
+    for (let next = slots.startNext(); next; next = slots.startNext()) launch(next);
+  }
+
   function launch(delivery: ClaimedDelivery): void {
-    inFlight++;
     attempts++;
-    perEndpoint.set(delivery.endpointId, (perEndpoint.get(delivery.endpointId) ?? 0) + 1);
     running.set(delivery.id, delivery);
     // The secret is derived per attempt from the current salt: a rotation applies to the very
     // next attempt, retries included (spec 3).
@@ -158,18 +159,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       )
       .then((result) => {
         // Abandoned at stop: its lease was released; nothing is recorded for it.
-        if (!running.has(delivery.id)) return;
+        if (!running.delete(delivery.id)) return;
+        slots.finished(delivery);
         finished.push({ delivery, result });
+        startQueued();
         schedule();
       });
-  }
-
-  function release(delivery: ClaimedDelivery): void {
-    running.delete(delivery.id);
-    inFlight--;
-    const left = (perEndpoint.get(delivery.endpointId) ?? 1) - 1;
-    if (left > 0) perEndpoint.set(delivery.endpointId, left);
-    else perEndpoint.delete(delivery.endpointId);
   }
 
   function observe(dispositions: BatchDispositions): void {
@@ -212,7 +207,6 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       // Not recorded: the leases run out and the deliveries are sent again (at-least-once).
       log.error("recording delivery attempts failed", { error, attempts: batch.length });
     }
-    for (const { delivery } of batch) release(delivery);
   }
 
   /**
@@ -285,14 +279,17 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         const claimed = await runTurn(pump);
         await idle();
         await turn;
-        if (claimed === 0 && inFlight === 0 && finished.length === 0) return attempts - before;
+        if (claimed === 0 && !busy()) return attempts - before;
       }
     },
-    inFlight: () => inFlight,
+    inFlight: () => slots.sending,
     async stop() {
       stopping = true;
       unsubscribe?.();
       cron?.stop();
+      // Claimed but never started: due again at once, for the next start.
+      const unsent = slots.drainQueue();
+      await releaseLeases(unsent);
       const grace = Math.min(options.stopGraceMs ?? stopGraceMs, deliveryTimeoutMs);
       let timer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([
@@ -304,7 +301,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       clearTimeout(timer);
       await runTurn(flush);
       const abandoned = [...running.values()];
-      for (const delivery of abandoned) release(delivery);
+      running.clear();
+      for (const delivery of abandoned) slots.finished(delivery);
       await releaseLeases(abandoned);
       notifyIdle();
       if (abandoned.length > 0)

@@ -1,7 +1,7 @@
 // The delivery engine (spec 3, 6, 8; issue 5 "Delivery engine") against real HTTPS receivers
 // on loopback, with a fake clock deciding what is due.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { eq } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import { tables } from "../support/tables.ts";
 
 const { deliveries, deliveryAttempts, mailOutbox, webhookEndpoints } = tables;
@@ -450,6 +450,28 @@ describe("durability (DESIGN.md: claimed with a lease, at-least-once)", () => {
     ).toEqual([]);
     r.respond(() => new Response(null, { status: 200 }));
     expect(await dispatcher(s).runDue()).toBe(1);
+  });
+
+  test("stop also releases deliveries claimed ahead of the sender that never started", async () => {
+    const r = await receiver(neverAnswer);
+    const s = await setup();
+    await registerVerified(s, r);
+    const before = r.requests.length;
+    const first = dispatcher(s, { concurrency: 1, endpointConcurrency: 1 });
+    const eventIds = await raise(s, 3);
+    void first.runDue();
+    await r.waitFor(before + 1);
+    await first.stop();
+    expect(r.requests.length).toBe(before + 1);
+    const rows = await s.services.db
+      .select()
+      .from(deliveries)
+      .where(inArray(deliveries.eventId, eventIds));
+    expect(rows).toHaveLength(3);
+    for (const row of rows) {
+      expect(row).toMatchObject({ status: "pending", attemptCount: 0, leaseExpiresAt: null });
+      expect(row.nextAttemptAt?.getTime()).toBe(s.clock.now().getTime());
+    }
   });
 
   test("an endpoint removed while its delivery is under way: the late result is dropped quietly", async () => {
