@@ -34,6 +34,7 @@ export function createV1App(services: Services, deps: { requestIds: RequestIds }
   const { config, db, clock, log } = services;
   const resources = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook });
   const authenticator = createKeyAuthenticator(db, clock, {
+    ...(services.database.changeCounter ? { changeCounter: services.database.changeCounter } : {}),
     onTouchError: (error) => log.warn("recording when an API key was last used failed", { error }),
   });
   const checked: CheckedAccess = new WeakMap();

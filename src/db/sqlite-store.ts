@@ -176,12 +176,15 @@ export function openSqliteDatabase(path: string, options: SqliteOptions = {}): S
     rows: rowsOf(readerOrm),
   });
 
+  // Moves when any other connection commits: this process's writer, or another process.
+  const dataVersion = reader.prepare<[number], []>("PRAGMA data_version");
   return {
     engine: "sqlite",
     db,
     path,
     writer,
     reader,
+    changeCounter: () => Number(dataVersion.values()[0]?.[0]),
     exclusive: (work) => exclusive(() => work(writer)),
     location: path,
     isOpen: () => !closed,

@@ -70,6 +70,14 @@ export interface Database {
   /** Answers when the engine answers (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * A number that moves after every commit, by this process or any other, read cheaply and
+   * synchronously through the engine (SQLite: PRAGMA data_version on the read connection, which
+   * the writer connection's commits move too). Equal numbers mean nothing was committed in
+   * between, so a cache keyed on it is never stale. Undefined where no such counter exists
+   * (PostgreSQL): callers then read every time.
+   */
+  readonly changeCounter?: () => number;
 }
 
 /** Thrown by `write()` when another process holds SQLite's write lock for too long. */

@@ -33,10 +33,21 @@ export interface KeyAuthenticator {
 /** Keys whose next last_used_at write is remembered at most (a few bytes each). */
 const touchMemoryEntries = 10_000;
 
+/** Key rows remembered at most (SQLite, between commits). */
+const rememberedKeyEntries = 10_000;
+
 export function createKeyAuthenticator(
   db: Db,
   clock: Clock,
-  options: { onTouchError?: (error: unknown) => void } = {},
+  options: {
+    onTouchError?: (error: unknown) => void;
+    /**
+     * The database's change counter (Database.changeCounter): when given, a key's row is read
+     * once and reused until anything is committed anywhere, so a revocation or an account change
+     * is still seen on the very next request. Without it every check reads the row.
+     */
+    changeCounter?: () => number;
+  } = {},
 ): KeyAuthenticator {
   const { apiKeys, serviceAccounts } = db.t;
   const lookup = db
@@ -60,6 +71,24 @@ export function createKeyAuthenticator(
     .prepare("svc_key_lookup");
   // When each key's last_used_at is next due to be written, so concurrent requests with one key
   // queue one write, not one each.
+  type KeyRow = Awaited<ReturnType<typeof lookup.execute>>[number];
+  /** Rows by key hash, valid while the change counter reads `rememberedAt`. */
+  const remembered = new Map<string, KeyRow>();
+  let rememberedAt = Number.NaN;
+  const findKey = async (hash: string): Promise<KeyRow | undefined> => {
+    if (!options.changeCounter) return (await lookup.execute({ hash }))[0];
+    // The counter is read before the row: a commit in between moves it, so the next check reads.
+    const version = options.changeCounter();
+    if (version !== rememberedAt) {
+      remembered.clear();
+      rememberedAt = version;
+    }
+    const known = remembered.get(hash);
+    if (known) return known;
+    const [row] = await lookup.execute({ hash });
+    if (row && remembered.size < rememberedKeyEntries) remembered.set(hash, row);
+    return row;
+  };
   const touchDueAt = new Map<string, number>();
   const touch = (keyId: string, now: number) => {
     if (touchDueAt.size >= touchMemoryEntries) touchDueAt.clear();
@@ -81,7 +110,7 @@ export function createKeyAuthenticator(
     async check(presentedKey, at) {
       if (!isWellFormedApiKey(presentedKey)) return { ok: false, reason: "malformed" };
       const hash = hashApiKey(presentedKey);
-      const [row] = await lookup.execute({ hash });
+      const row = await findKey(hash);
       // The index finds the row; the constant-time compare keeps the final check timing-flat.
       if (!row || !constantTimeEqual(row.keyHash, hash)) return { ok: false, reason: "unknown" };
       if (row.revokedAt !== null) return { ok: false, reason: "revoked", revokedAt: row.revokedAt };

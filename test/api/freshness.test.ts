@@ -1,6 +1,7 @@
 // /v1 answers are remembered per account and data generation, and key checks read the key and
-// its account on every request: a write by this server or by another process (the CLI, another
-// instance) shows on the very next request. Runs on both engines.
+// its account on every request (on SQLite: again whenever the database's change counter moved):
+// a write by this server or by another process (the CLI, another instance) shows on the very
+// next request. Runs on both engines.
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
@@ -9,6 +10,7 @@ import { openDatabase } from "../../src/db/open.ts";
 import { openSqliteDatabase } from "../../src/db/sqlite-store.ts";
 import type { Db } from "../../src/db/store.ts";
 import { first } from "../../src/db/store.ts";
+import { createKeyAuthenticator } from "../../src/keys/authenticate.ts";
 import { startApiHarness } from "../support/api.ts";
 import { insertTransactions } from "../support/bank-fixtures.ts";
 import { testEngine } from "../support/engine.ts";
@@ -137,6 +139,47 @@ describe.if(testEngine === "sqlite")("SQLite's own locks", () => {
     } finally {
       await database.close();
     }
+  });
+});
+
+describe("the SQLite change counter (key rows are reused while it stands still)", () => {
+  test.skipIf(testEngine !== "sqlite")(
+    "moves with a commit of this process's writer and with one of another process, and only then",
+    async () => {
+      const counter = api.services.database.changeCounter as () => number;
+      const before = counter();
+      expect(counter()).toBe(before);
+      const tenant = await api.addTenant(`counter-${crypto.randomUUID()}@example.com`);
+      const afterOwnWrite = counter();
+      expect(afterOwnWrite).not.toBe(before);
+      const other = otherProcessConnection();
+      const { serviceAccounts } = other.db.t;
+      await other.db.write((tx) =>
+        tx
+          .update(serviceAccounts)
+          .set({ name: "renamed" })
+          .where(eq(serviceAccounts.id, tenant.accountId)),
+      );
+      await other.close();
+      expect(counter()).not.toBe(afterOwnWrite);
+    },
+  );
+
+  test("a key's row is read again only after the counter moved (a counter held still proves the reuse)", async () => {
+    const tenant = await api.addTenant(`reuse-${crypto.randomUUID()}@example.com`);
+    let version = 1;
+    const authenticator = createKeyAuthenticator(api.services.db, api.clock, {
+      changeCounter: () => version,
+    });
+    expect((await authenticator.check(tenant.key)).ok).toBe(true);
+    const { apiKeys } = api.services.db.t;
+    await api.services.db.write((tx) =>
+      tx.update(apiKeys).set({ revokedAt: api.clock.now() }).where(eq(apiKeys.id, tenant.keyId)),
+    );
+    // The counter held still: the remembered row answers (what a real counter never allows).
+    expect((await authenticator.check(tenant.key)).ok).toBe(true);
+    version = 2;
+    expect(await authenticator.check(tenant.key)).toMatchObject({ ok: false, reason: "revoked" });
   });
 });
 
