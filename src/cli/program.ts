@@ -6,6 +6,7 @@ import { MasterKeyError } from "../crypto/master-key.ts";
 import { MigrationError } from "../db/migrate.ts";
 import { DatabaseBusyError } from "../db/store.ts";
 import { ApiError } from "../http/errors.ts";
+import { toJsonNames } from "../http/json-names.ts";
 import { ListenError } from "../http/server.ts";
 import { SetupCancelled } from "../setup/wizard.ts";
 import { registerAccounts } from "./accounts.ts";
@@ -65,7 +66,8 @@ export function buildProgram(io: CliIo): Command {
 }
 
 function errorLine(error: unknown): { line: string; code: number; body?: unknown } {
-  if (error instanceof ApiError) return { line: error.message, code: 1, body: error.toBody() };
+  if (error instanceof ApiError)
+    return { line: error.message, code: 1, body: toJsonNames(error.toBody()) };
   if (error instanceof CliUsageError) return { line: error.message, code: 2 };
   if (error instanceof ConfigError) return { line: `config: ${error.message}`, code: 78 };
   if (error instanceof MasterKeyError) return { line: `master key: ${error.message}`, code: 78 };

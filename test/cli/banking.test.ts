@@ -60,7 +60,7 @@ describe("svc sandbox connect, svc sync, svc events list", () => {
     expect(synced.code).toBe(0);
     expect(synced.json()).toEqual([
       expect.objectContaining({
-        connectionId: connection.id,
+        connection_id: connection.id,
         outcome: "succeeded",
         status: "linked",
       }),
@@ -114,8 +114,8 @@ describe("svc sandbox connect, svc sync, svc events list", () => {
     const again = await f.svc("sync", "--connection", connection.id, "--json");
     expect(again.json()).toMatchObject({
       outcome: "succeeded",
-      newTransactions: 0,
-      eventsRaised: 0,
+      new_transactions: 0,
+      events_raised: 0,
     });
     f.clock.advance(15 * 60_000);
     const later = await f.svc("sync", "--connection", connection.id);
@@ -197,7 +197,7 @@ describe("svc import", () => {
     const invalid = join(import.meta.dir, "../fixtures/import/invalid.json");
     const first = await f.svc("import", "--account", f.accountId, valid, "--json");
     expect(first.code).toBe(0);
-    expect(first.json()).toMatchObject({ newTransactions: 4, eventsRaised: 6 });
+    expect(first.json()).toMatchObject({ new_transactions: 4, events_raised: 6 });
     const second = await f.svc("import", "--account", f.accountId, valid);
     expect(second.code).toBe(0);
     expect(second.stdout).toContain("0 new transactions, 0 events raised");

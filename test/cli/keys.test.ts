@@ -24,12 +24,16 @@ describe("svc keys", () => {
       key: string;
       prefix: string;
       name: string;
-      serviceAccountId: string;
-      revokedAt: null;
+      service_account_id: string;
+      revoked_at: null;
     }>();
     expect(key.key).toMatch(/^svk_[A-Za-z0-9_-]{8}_[A-Za-z0-9_-]{43}$/);
     expect(key.prefix).toBe(key.key.slice(0, 12));
-    expect(key).toMatchObject({ name: "production", serviceAccountId: accountId, revokedAt: null });
+    expect(key).toMatchObject({
+      name: "production",
+      service_account_id: accountId,
+      revoked_at: null,
+    });
 
     const human = await runSvc(["keys", "create", "--account", accountId], { cwd });
     expect(human.code).toBe(0);
@@ -59,10 +63,10 @@ describe("svc keys", () => {
     expect(again.code).toBe(0);
     expect(again.stdout).toContain("already revoked");
     const listed = (await runSvc(["keys", "list", "--account", accountId, "--json"], { cwd })).json<
-      { id: string; status: string; revokedAt: string }[]
+      { id: string; status: string; revoked_at: string }[]
     >();
     expect(listed).toEqual([
-      expect.objectContaining({ id, status: "revoked", revokedAt: expect.any(String) }),
+      expect.objectContaining({ id, status: "revoked", revoked_at: expect.any(String) }),
     ]);
   });
 
