@@ -22,7 +22,7 @@ import { accountEventTypes } from "../webhooks/event-types.ts";
 import type { OneOffSendView } from "../webhooks/one-off-send.ts";
 import { resendEvent, resendLimit } from "../webhooks/resend.ts";
 import { sendVerificationCode, verifyEndpoint } from "../webhooks/verification.ts";
-import { CliUsageError, withServices } from "./context.ts";
+import { CliFailure, CliUsageError, withServices } from "./context.ts";
 import type { CliIo } from "./io.ts";
 import { formatTable } from "./output.ts";
 
@@ -53,6 +53,18 @@ export function parseEventsFlag(value: string | undefined): EventTypeFilter | un
     if (error instanceof ApiError) throw new CliUsageError(`--events: ${error.message}`);
     throw error;
   }
+}
+
+/** Exit 1 when the receiver did not accept a test or verification send with a 2xx, saying why. */
+function failUnlessAccepted(result: OneOffSendView): void {
+  if (result.ok) return;
+  const why =
+    result.statusCode !== null
+      ? `it answered HTTP ${result.statusCode}${result.errorClass === "redirect" ? " (redirects are not followed)" : ""}`
+      : `${result.errorClass}: ${result.error}`;
+  throw new CliFailure(
+    `the receiver did not accept the ${result.type} (a 2xx within 10 s is needed): ${why}`,
+  );
 }
 
 function describeSecret(result: EndpointWithSecret): string {
@@ -198,9 +210,14 @@ disabled and its owner e-mailed; enable it again once the receiver is fixed.`,
           out.result(result, () =>
             [
               describeSend(result),
-              "Read the code from the event your receiver got, then: svc endpoints verify ID CODE",
+              ...(result.ok
+                ? [
+                    "Read the code from the event your receiver got, then: svc endpoints verify ID CODE",
+                  ]
+                : []),
             ].join("\n"),
           );
+          failUnlessAccepted(result);
         }),
       );
     });
@@ -230,6 +247,7 @@ disabled and its owner e-mailed; enable it again once the receiver is fixed.`,
         withWebhookContext(services, async (ctx) => {
           const result = await testEndpoint(ctx, { endpointId: id });
           out.result(result, () => describeSend(result));
+          failUnlessAccepted(result);
         }),
       );
     });

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { runSvc } from "../support/cli.ts";
+import { installedDir, runSvc } from "../support/cli.ts";
 import { createTestDatabase, testEngine } from "../support/engine.ts";
 import { makeTempDir } from "../support/temp.ts";
 
@@ -69,7 +69,7 @@ describe("svc migrate", () => {
 
 describe("svc accounts", () => {
   test("create, update and list with --json print the records with their ids", async () => {
-    const cwd = makeTempDir();
+    const cwd = await installedDir(makeTempDir());
     const created = await runSvc(
       [
         "accounts",
@@ -103,7 +103,7 @@ describe("svc accounts", () => {
   });
 
   test("bad input is answered with a clear error", async () => {
-    const cwd = makeTempDir();
+    const cwd = await installedDir(makeTempDir());
     expect(
       (
         await runSvc(["accounts", "create", "--email", "x@example.com", "--status", "gold"], {
@@ -129,7 +129,7 @@ describe("svc accounts", () => {
 
 describe.if(testEngine === "postgres")("svc backup on PostgreSQL", () => {
   test("pg_dump writes svc.pgdump beside the master key; pg_restore brings the data back into an empty database", async () => {
-    const cwd = makeTempDir();
+    const cwd = await installedDir(makeTempDir());
     const created = await runSvc(["accounts", "create", "--email", "pg@example.com", "--json"], {
       cwd,
     });

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { openDatabase } from "../../src/db/open.ts";
-import { runSvc } from "../support/cli.ts";
+import { installedDir, runSvc } from "../support/cli.ts";
 import { engineEnvFor } from "../support/engine.ts";
 import { createFakeClock } from "../support/fake-clock.ts";
 import { makeTempDir } from "../support/temp.ts";
@@ -15,7 +15,7 @@ interface ConnectionJson {
 }
 
 async function fixture() {
-  const cwd = makeTempDir();
+  const cwd = await installedDir(makeTempDir());
   const clock = createFakeClock("2026-01-15T09:00:00.000Z");
   const svc = (...argv: string[]) => runSvc(argv, { cwd, clock });
   const created = await svc("accounts", "create", "--email", "owner@example.com", "--json");

@@ -5,7 +5,7 @@ import { loadConfig } from "../../src/config.ts";
 import { silentLogger } from "../../src/log.ts";
 import { openServices } from "../../src/services.ts";
 import { recordAccountEvent } from "../../src/webhooks/events.ts";
-import { runSvc } from "../support/cli.ts";
+import { installedDir, runSvc } from "../support/cli.ts";
 import { engineEnvFor } from "../support/engine.ts";
 import { type Receiver, startReceiver } from "../support/receiver.ts";
 import { makeTempDir } from "../support/temp.ts";
@@ -18,7 +18,7 @@ let env: Record<string, string>;
 beforeAll(async () => {
   const { pki, cert } = await testCertificates();
   receiver = startReceiver(cert);
-  cwd = makeTempDir("svc-cli-endpoints");
+  cwd = await installedDir(makeTempDir("svc-cli-endpoints"));
   env = { SVC_UNSAFE_ALLOW_PRIVATE_TARGETS: "true", SVC_DELIVERY_CA_FILE: pki.caFile };
 });
 afterAll(() => receiver.stop());

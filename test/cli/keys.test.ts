@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { runSvc } from "../support/cli.ts";
+import { installedDir, runSvc } from "../support/cli.ts";
 import { makeTempDir } from "../support/temp.ts";
 
 async function account(cwd: string): Promise<string> {
@@ -12,7 +12,7 @@ async function account(cwd: string): Promise<string> {
 
 describe("svc keys", () => {
   test("create prints the key once (--json: {id, key, prefix, ...}); list shows the prefix, never the key", async () => {
-    const cwd = makeTempDir();
+    const cwd = await installedDir(makeTempDir());
     const accountId = await account(cwd);
     const created = await runSvc(
       ["keys", "create", "--account", accountId, "--name", "production", "--json"],
@@ -51,7 +51,7 @@ describe("svc keys", () => {
   });
 
   test("revoke marks the key revoked; it stays listed with its revocation date", async () => {
-    const cwd = makeTempDir();
+    const cwd = await installedDir(makeTempDir());
     const accountId = await account(cwd);
     const { id } = (
       await runSvc(["keys", "create", "--account", accountId, "--json"], { cwd })
@@ -71,7 +71,7 @@ describe("svc keys", () => {
   });
 
   test("bad input is answered with a clear error", async () => {
-    const cwd = makeTempDir();
+    const cwd = await installedDir(makeTempDir());
     await runSvc(["migrate"], { cwd });
     const missingAccount = await runSvc(
       ["keys", "create", "--account", "00000000-0000-4000-8000-000000000000"],
@@ -97,7 +97,7 @@ describe("svc keys", () => {
   });
 
   test("--help explains each command", async () => {
-    const cwd = makeTempDir();
+    const cwd = await installedDir(makeTempDir());
     const help = await runSvc(["keys", "--help"], { cwd });
     expect(help.code).toBe(0);
     expect(help.stdout).toContain("create");
