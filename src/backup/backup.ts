@@ -54,7 +54,11 @@ async function dumpPostgres(databaseUrl: string, file: string): Promise<void> {
   }
 }
 
-export async function backupInstance(services: Services, target: string): Promise<BackupResult> {
+export async function backupInstance(
+  services: Services,
+  target: string,
+  options: { onProgress?: (step: string) => void } = {},
+): Promise<BackupResult> {
   const directory = resolve(target);
   if (directory === resolve(services.config.dataDir)) {
     throw new ApiError("invalid_request", "the backup directory must not be the data dir itself");
@@ -67,6 +71,7 @@ export async function backupInstance(services: Services, target: string): Promis
   mkdirSync(directory, { recursive: true, mode: 0o700 });
   const { database } = services;
   let databaseFile: string;
+  options.onProgress?.(`writing the database snapshot (${database.engine})`);
   if (database.engine === "sqlite") {
     databaseFile = join(directory, databaseFileName);
     // VACUUM INTO writes a consistent snapshot through SQLite while the server keeps running.
@@ -78,6 +83,7 @@ export async function backupInstance(services: Services, target: string): Promis
 
   const warnings: string[] = [];
   const { masterKey, config } = services;
+  options.onProgress?.("copying the master key and config");
   let masterKeyIncluded = false;
   if (masterKey.source === "file" && masterKey.path) {
     copyFileSync(masterKey.path, join(directory, masterKeyFileName));

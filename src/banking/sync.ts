@@ -284,6 +284,8 @@ export async function syncConnection(
 export async function syncAllConnections(
   deps: SyncDeps,
   options: SyncOptions,
+  /** Told before each connection (progress on a TTY for `svc sync`). */
+  onProgress?: (done: number, total: number) => void,
 ): Promise<SyncResult[]> {
   const providers = options.providers ?? createProviders(deps.clock);
   const pullable = Object.keys(providers) as ConnectionRow["provider"][];
@@ -295,7 +297,8 @@ export async function syncAllConnections(
     .where(inArray(connections.provider, pullable))
     .orderBy(connections.createdAt, connections.id);
   const results: SyncResult[] = [];
-  for (const { id } of ids) {
+  for (const [index, { id }] of ids.entries()) {
+    onProgress?.(index, ids.length);
     try {
       results.push(await syncConnection(deps, id, { ...options, providers }));
     } catch (error) {

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { type Config, type ConfigKey, loadConfig } from "../config.ts";
 import { createLogger } from "../log.ts";
@@ -8,6 +9,14 @@ import { createOutput, type Output } from "./output.ts";
 /** A mistake in how a command was called; exits with status 2. */
 export class CliUsageError extends Error {
   override name = "CliUsageError";
+}
+
+/**
+ * The command did its work but the outcome is a failure (e.g. the receiver refused a test send):
+ * the result is printed as usual, then this one line goes to stderr and the exit status is 1.
+ */
+export class CliFailure extends Error {
+  override name = "CliFailure";
 }
 
 export interface GlobalOptions {
@@ -47,9 +56,14 @@ export async function withServices<T>(
   io: CliIo,
   command: Command,
   fn: (services: Services, out: Output) => Promise<T> | T,
-  options: { flags?: Partial<Record<ConfigKey, string | number | boolean>> } = {},
+  options: {
+    flags?: Partial<Record<ConfigKey, string | number | boolean>>;
+    /** Only `serve` and `migrate` (and `setup`, on its own path) may create the data dir. */
+    createsDataDir?: boolean;
+  } = {},
 ): Promise<T> {
   const config = configFor(io, command, options.flags);
+  if (!options.createsDataDir) requireDataDir(config, io.env);
   const services = await openServices(config, {
     env: io.env,
     log: createLogger({
@@ -65,6 +79,25 @@ export async function withServices<T>(
   } finally {
     await services.database.close();
   }
+}
+
+/** A command other than serve, setup or migrate run where there is no data dir (exit 78). */
+export class DataDirMissing extends Error {
+  override name = "DataDirMissing";
+}
+
+/**
+ * Every command but serve, setup and migrate works on an existing install: a typo in --data-dir
+ * or a run from the wrong directory must not leave a new, empty data dir behind. With PostgreSQL
+ * (`databaseUrl`) the data is in the database and the dir holds only the master key, so it is not
+ * needed when SVC_MASTER_KEY gives the key.
+ */
+export function requireDataDir(config: Config, env: Record<string, string | undefined>): void {
+  if (existsSync(config.dataDir)) return;
+  if (config.databaseUrl && env.SVC_MASTER_KEY) return;
+  throw new DataDirMissing(
+    `no data dir at ${config.dataDir}${config.databaseUrl ? " (it holds the master key; or set SVC_MASTER_KEY)" : ""}: create it with \`svc setup\` (or \`svc migrate --data-dir ${config.dataDir}\`), or point --data-dir / SVC_DATA_DIR at an existing one`,
+  );
 }
 
 /** Parses a --flag value as true/false. */

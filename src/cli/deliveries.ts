@@ -7,6 +7,7 @@ import {
   listDeliveries,
   maxDeliveryListLimit,
 } from "../webhooks/delivery-log.ts";
+import { retryDeliveryNow } from "../webhooks/resend.ts";
 import { CliUsageError, parseChoice, withServices } from "./context.ts";
 import type { CliIo } from "./io.ts";
 
@@ -14,7 +15,7 @@ function describeDelivery(d: DeliveryView): string {
   const next = d.nextAttemptAt ? `  next attempt ${d.nextAttemptAt}` : "";
   const lines = [
     `delivery ${d.id}  ${d.status}${next}`,
-    `  event ${d.eventId} (${d.eventType}, ${d.kind}) -> endpoint ${d.endpointId}`,
+    `  event ${d.eventId} (${d.eventType}, ${d.kind}${d.manual ? ", manual resend" : ""}) -> endpoint ${d.endpointId}`,
     ...d.attempts.map(
       (a) =>
         `  #${a.number}  ${a.at}  ${a.statusCode ?? "-"}  ${a.errorClass ?? a.outcome}  ${a.durationMs} ms${a.error ? `  ${a.error}` : ""}`,
@@ -59,6 +60,16 @@ export function registerDeliveries(program: Command, io: CliIo): void {
         out.result(list, () =>
           list.length === 0 ? "(no deliveries)" : list.map(describeDelivery).join("\n\n"),
         );
+      });
+    });
+  group
+    .command("retry")
+    .argument("<id>", "delivery id (pending, waiting for its next retry)")
+    .description("Bring a pending delivery's next attempt forward to now.")
+    .action(async (id: string, _options: unknown, cmd: Command) => {
+      await withServices(io, cmd, async (services, out) => {
+        const delivery = await retryDeliveryNow(services, { deliveryId: id });
+        out.result(delivery, () => describeDelivery(delivery));
       });
     });
 }

@@ -1,12 +1,14 @@
 // `svc endpoints ...`: the portal's endpoint actions for operators and scripts. Each command
 // parses, calls one feature function from src/webhooks, and prints.
 import type { Command } from "commander";
+import { ApiError } from "../http/errors.ts";
 import { withWebhookContext } from "../webhooks/context.ts";
 import { type EndpointView, listEndpoints } from "../webhooks/endpoint-records.ts";
 import {
   type EndpointWithSecret,
   registerEndpoint,
   rotateEndpointSecret,
+  updateEndpoint,
 } from "../webhooks/endpoint-registration.ts";
 import {
   enableEndpoint,
@@ -15,9 +17,12 @@ import {
   resumeEndpoint,
 } from "../webhooks/endpoint-state.ts";
 import { testEndpoint } from "../webhooks/endpoint-test.ts";
+import { type EventTypeFilter, parseEventTypeFilter } from "../webhooks/event-filter.ts";
+import { accountEventTypes } from "../webhooks/event-types.ts";
 import type { OneOffSendView } from "../webhooks/one-off-send.ts";
+import { resendEvent, resendLimit } from "../webhooks/resend.ts";
 import { sendVerificationCode, verifyEndpoint } from "../webhooks/verification.ts";
-import { withServices } from "./context.ts";
+import { CliFailure, CliUsageError, withServices } from "./context.ts";
 import type { CliIo } from "./io.ts";
 import { formatTable } from "./output.ts";
 
@@ -29,10 +34,37 @@ function describeEndpoint(endpoint: EndpointView): string {
     `  state           ${endpoint.status}${endpoint.verified ? "" : " (unverified: only test and verification sends)"}`,
     `  verified        ${endpoint.verifiedAt ?? "no"}`,
     `  failure count   ${endpoint.failureCount}`,
+    `  event types     ${endpoint.eventTypes === null ? "all" : endpoint.eventTypes.join(", ")} (webhook.verify and webhook.test always)`,
     ...(endpoint.disabledAt
       ? [`  disabled        ${endpoint.disabledAt}: ${endpoint.disabledReason}`]
       : []),
   ].join("\n");
+}
+
+const eventsHelp = `comma-separated account event types to receive, or "all" (default): ${accountEventTypes.join(", ")}; webhook.verify and webhook.test always arrive`;
+
+/** --events: "all" = every type (null); otherwise a comma list, checked here so a typo exits 2. */
+export function parseEventsFlag(value: string | undefined): EventTypeFilter | undefined {
+  if (value === undefined) return undefined;
+  if (value.trim() === "all") return null;
+  try {
+    return parseEventTypeFilter(value.split(","));
+  } catch (error) {
+    if (error instanceof ApiError) throw new CliUsageError(`--events: ${error.message}`);
+    throw error;
+  }
+}
+
+/** Exit 1 when the receiver did not accept a test or verification send with a 2xx, saying why. */
+function failUnlessAccepted(result: OneOffSendView): void {
+  if (result.ok) return;
+  const why =
+    result.statusCode !== null
+      ? `it answered HTTP ${result.statusCode}${result.errorClass === "redirect" ? " (redirects are not followed)" : ""}`
+      : `${result.errorClass}: ${result.error}`;
+  throw new CliFailure(
+    `the receiver did not accept the ${result.type} (a 2xx within 10 s is needed): ${why}`,
+  );
 }
 
 function describeSecret(result: EndpointWithSecret): string {
@@ -73,14 +105,20 @@ disabled and its owner e-mailed; enable it again once the receiver is fixed.`,
     .requiredOption("--account <id>", "service account that owns the endpoint")
     .requiredOption("--url <url>", "https:// URL of the receiver")
     .option("--description <text>", "what the endpoint is for (useful with more than one)")
+    .option("--events <types>", eventsHelp)
     .action(
-      async (options: { account: string; url: string; description?: string }, cmd: Command) => {
+      async (
+        options: { account: string; url: string; description?: string; events?: string },
+        cmd: Command,
+      ) => {
+        const eventTypes = parseEventsFlag(options.events);
         await withServices(io, cmd, (services, out) =>
           withWebhookContext(services, async (ctx) => {
             const result = await registerEndpoint(ctx, {
               serviceAccountId: options.account,
               url: options.url,
               ...(options.description !== undefined ? { description: options.description } : {}),
+              ...(eventTypes !== undefined ? { eventTypes } : {}),
             });
             out.result(result, () =>
               [describeSecret(result), `Next: svc endpoints send-code ${result.endpoint.id}`].join(
@@ -117,6 +155,51 @@ disabled and its owner e-mailed; enable it again once the receiver is fixed.`,
     });
 
   endpoints
+    .command("update")
+    .argument("<id>", "endpoint id")
+    .description("Change which event types an endpoint receives, or its description.")
+    .option("--events <types>", eventsHelp)
+    .option("--description <text>", "new description (empty to clear)")
+    .action(
+      async (id: string, options: { events?: string; description?: string }, cmd: Command) => {
+        const eventTypes = parseEventsFlag(options.events);
+        if (eventTypes === undefined && options.description === undefined) {
+          throw new CliUsageError("nothing to change: give --events and/or --description");
+        }
+        await withServices(io, cmd, async (services, out) => {
+          const endpoint = await updateEndpoint(
+            services,
+            { endpointId: id },
+            {
+              ...(eventTypes !== undefined ? { eventTypes } : {}),
+              ...(options.description !== undefined ? { description: options.description } : {}),
+            },
+          );
+          out.result(endpoint, () => describeEndpoint(endpoint));
+        });
+      },
+    );
+
+  endpoints
+    .command("resend")
+    .argument("<endpoint-id>", "endpoint id (active and verified)")
+    .argument("<event-id>", "a past account event of the endpoint's account, within retention")
+    .description(
+      `Send a past event to the endpoint again now, as a new manual delivery (at most ${resendLimit.limit} per hour per account).`,
+    )
+    .action(async (endpointId: string, eventId: string, _options: unknown, cmd: Command) => {
+      await withServices(io, cmd, async (services, out) => {
+        const delivery = await resendEvent(services, { endpointId }, eventId);
+        out.result(delivery, () =>
+          [
+            `event ${delivery.eventId} queued again for endpoint ${delivery.endpointId} as delivery ${delivery.id} (manual)`,
+            "A running `svc serve` sends it within a second; follow it with: svc deliveries list --endpoint ID",
+          ].join("\n"),
+        );
+      });
+    });
+
+  endpoints
     .command("send-code")
     .argument("<id>", "endpoint id")
     .description("Send a webhook.verify event with a new 8-character code (valid 1 hour, 5 tries).")
@@ -127,9 +210,14 @@ disabled and its owner e-mailed; enable it again once the receiver is fixed.`,
           out.result(result, () =>
             [
               describeSend(result),
-              "Read the code from the event your receiver got, then: svc endpoints verify ID CODE",
+              ...(result.ok
+                ? [
+                    "Read the code from the event your receiver got, then: svc endpoints verify ID CODE",
+                  ]
+                : []),
             ].join("\n"),
           );
+          failUnlessAccepted(result);
         }),
       );
     });
@@ -159,6 +247,7 @@ disabled and its owner e-mailed; enable it again once the receiver is fixed.`,
         withWebhookContext(services, async (ctx) => {
           const result = await testEndpoint(ctx, { endpointId: id });
           out.result(result, () => describeSend(result));
+          failUnlessAccepted(result);
         }),
       );
     });

@@ -4,6 +4,7 @@ import { backupInstance } from "../backup/backup.ts";
 import { migrateDatabase } from "../db/migrate.ts";
 import { withServices } from "./context.ts";
 import type { CliIo } from "./io.ts";
+import { createProgress } from "./progress.ts";
 
 export function registerMaintenance(program: Command, io: CliIo): void {
   program
@@ -12,18 +13,23 @@ export function registerMaintenance(program: Command, io: CliIo): void {
       "Bring the database schema up to date (also done at every start). A second run changes nothing.",
     )
     .action(async (_options: unknown, cmd: Command) => {
-      await withServices(io, cmd, async (services, out) => {
-        // openServices already migrated; running again reports the settled state.
-        const result = await migrateDatabase(services.database);
-        out.result(
-          {
-            database: services.database.location,
-            migrations: result.total,
-            applied: result.applied,
-          },
-          `database ${services.database.location} is up to date (${result.total} migration${result.total === 1 ? "" : "s"})`,
-        );
-      });
+      await withServices(
+        io,
+        cmd,
+        async (services, out) => {
+          // openServices already migrated; running again reports the settled state.
+          const result = await migrateDatabase(services.database);
+          out.result(
+            {
+              database: services.database.location,
+              migrations: result.total,
+              applied: result.applied,
+            },
+            `database ${services.database.location} is up to date (${result.total} migration${result.total === 1 ? "" : "s"})`,
+          );
+        },
+        { createsDataDir: true },
+      );
     });
 
   program
@@ -42,7 +48,15 @@ SVC_MASTER_KEY it is not written to the backup; keep that value with it.`,
     )
     .action(async (dir: string, _options: unknown, cmd: Command) => {
       await withServices(io, cmd, async (services, out) => {
-        const result = await backupInstance(services, resolve(io.cwd, dir));
+        const progress = createProgress(io);
+        let result: Awaited<ReturnType<typeof backupInstance>>;
+        try {
+          result = await backupInstance(services, resolve(io.cwd, dir), {
+            onProgress: (step) => progress.update(`backup: ${step}...`),
+          });
+        } finally {
+          progress.done();
+        }
         out.result(result, () =>
           [
             `backup written to ${result.directory}`,

@@ -1,3 +1,4 @@
+import { toJsonNames } from "../http/json-names.ts";
 import type { CliIo } from "./io.ts";
 
 /** Prints either the human text or, with --json, the value as one JSON document. */
@@ -12,7 +13,7 @@ export function createOutput(io: CliIo, json: boolean): Output {
   return {
     json,
     result(value, human) {
-      if (json) io.stdout(`${JSON.stringify(value, null, 2)}\n`);
+      if (json) io.stdout(`${JSON.stringify(toJsonNames(value), null, 2)}\n`);
       else io.stdout(`${typeof human === "function" ? human() : human}\n`);
     },
     note(text) {

@@ -6,10 +6,11 @@ import { MasterKeyError } from "../crypto/master-key.ts";
 import { MigrationError } from "../db/migrate.ts";
 import { DatabaseBusyError } from "../db/store.ts";
 import { ApiError } from "../http/errors.ts";
+import { toJsonNames } from "../http/json-names.ts";
 import { ListenError } from "../http/server.ts";
 import { SetupCancelled } from "../setup/wizard.ts";
 import { registerAccounts } from "./accounts.ts";
-import { CliUsageError } from "./context.ts";
+import { CliFailure, CliUsageError, DataDirMissing } from "./context.ts";
 import { registerDb } from "./db.ts";
 import { registerDeliveries } from "./deliveries.ts";
 import { registerEndpoints } from "./endpoints.ts";
@@ -65,8 +66,11 @@ export function buildProgram(io: CliIo): Command {
 }
 
 function errorLine(error: unknown): { line: string; code: number; body?: unknown } {
-  if (error instanceof ApiError) return { line: error.message, code: 1, body: error.toBody() };
+  if (error instanceof ApiError)
+    return { line: error.message, code: 1, body: toJsonNames(error.toBody()) };
   if (error instanceof CliUsageError) return { line: error.message, code: 2 };
+  if (error instanceof CliFailure) return { line: error.message, code: 1 };
+  if (error instanceof DataDirMissing) return { line: error.message, code: 78 };
   if (error instanceof ConfigError) return { line: `config: ${error.message}`, code: 78 };
   if (error instanceof MasterKeyError) return { line: `master key: ${error.message}`, code: 78 };
   if (error instanceof ListenError) return { line: error.message, code: 1 };
@@ -91,8 +95,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) {
-      // --help and --version arrive here as "errors" with exit code 0.
-      return error.exitCode;
+      // --help and --version arrive here as "errors" with exit code 0. Everything else commander
+      // refuses (unknown command or option, missing argument, a group without its subcommand)
+      // is a usage error: exit 2, as for our own CliUsageError (README "Exit status").
+      return error.exitCode === 0 ? 0 : 2;
     }
     const { line, code, body } = errorLine(error);
     const json = argv.includes("--json");

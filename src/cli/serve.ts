@@ -64,7 +64,7 @@ flags win over the environment, which wins over the file.`,
         services.log.info("signal received", { signal });
         await running.stop();
       },
-      { flags },
+      { flags, createsDataDir: true },
     );
   });
 }

@@ -4,6 +4,7 @@ import { ApiError } from "../http/errors.ts";
 import { withServices } from "./context.ts";
 import type { CliIo } from "./io.ts";
 import { formatTable } from "./output.ts";
+import { createProgress } from "./progress.ts";
 
 function detail(result: SyncResult): string {
   switch (result.outcome) {
@@ -30,9 +31,17 @@ export function registerSync(program: Command, io: CliIo): void {
     )
     .action(async (options: { connection?: string }, cmd: Command) => {
       const results = await withServices(io, cmd, async (services, out) => {
-        const results = options.connection
-          ? [await syncConnection(services, options.connection, { trigger: "cli", force: true })]
-          : await syncAllConnections(services, { trigger: "cli", force: true });
+        const progress = createProgress(io);
+        let results: SyncResult[];
+        try {
+          results = options.connection
+            ? [await syncConnection(services, options.connection, { trigger: "cli", force: true })]
+            : await syncAllConnections(services, { trigger: "cli", force: true }, (done, total) =>
+                progress.update(`syncing connection ${done + 1}/${total}`),
+              );
+        } finally {
+          progress.done();
+        }
         out.result(options.connection ? results[0] : results, () =>
           formatTable(
             ["CONNECTION", "OUTCOME", "STATUS", "DETAIL"],

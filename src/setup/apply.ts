@@ -2,14 +2,16 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { networkInterfaces } from "node:os";
 import { join, resolve } from "node:path";
+import { asc, eq } from "drizzle-orm";
 import ipaddr from "ipaddr.js";
 import { ensureFirstOperator } from "../accounts/bootstrap.ts";
 import { passwordProblem } from "../accounts/passwords.ts";
-import { createServiceAccount, emailSchema } from "../accounts/service-accounts.ts";
+import { emailSchema } from "../accounts/service-accounts.ts";
 import { findUserByEmail, setUserPassword } from "../accounts/users.ts";
 import type { Clock } from "../clock.ts";
 import { ConfigError, configFileName, loadConfig, validateConfigValue } from "../config.ts";
 import { masterKeyPath } from "../crypto/master-key.ts";
+import { type Db, first } from "../db/store.ts";
 import { ApiError } from "../http/errors.ts";
 import { silentLogger } from "../log.ts";
 import { openServices } from "../services.ts";
@@ -75,6 +77,19 @@ function writeConfigFile(path: string, values: Record<string, unknown>): void {
   renameSync(temporary, path);
 }
 
+async function firstOperatorEmail(db: Db): Promise<string> {
+  const { users } = db.t;
+  const row = await first(
+    db
+      .select({ email: users.email })
+      .from(users)
+      .where(eq(users.isOperator, true))
+      .orderBy(asc(users.createdAt), asc(users.id))
+      .limit(1),
+  );
+  return row?.email ?? "";
+}
+
 export async function applySetup(
   answers: SetupAnswers,
   options: { env: Record<string, string | undefined>; cwd: string; clock?: Clock },
@@ -96,6 +111,7 @@ export async function applySetup(
   try {
     const email = emailSchema.parse(answers.adminEmail);
     const existing = await findUserByEmail(services.db, email);
+    const notes: string[] = [];
     let operator: SetupResult["operator"];
     if (existing) {
       if (!existing.isOperator) {
@@ -112,21 +128,23 @@ export async function applySetup(
         email,
         ...(answers.adminPassword !== undefined ? { password: answers.adminPassword } : {}),
       };
-      const created =
-        (await ensureFirstOperator(services.db, services.clock, input)) ??
-        (await createServiceAccount(services.db, services.clock, {
-          ...input,
-          name: "Operators",
-          isOperator: true,
-          status: "active",
-        }));
-      operator = {
-        email,
-        created: true,
-        ...(created.oneTimePassword ? { oneTimePassword: created.oneTimePassword } : {}),
-      };
+      // Setup makes the first operator only: run again (with another e-mail, or the default
+      // one) it never adds a second (issue 18). More operators: `svc accounts create --operator`.
+      const created = await ensureFirstOperator(services.db, services.clock, input);
+      if (created) {
+        operator = {
+          email,
+          created: true,
+          ...(created.oneTimePassword ? { oneTimePassword: created.oneTimePassword } : {}),
+        };
+      } else {
+        const current = await firstOperatorEmail(services.db);
+        operator = { email: current, created: false };
+        notes.push(
+          `An operator already exists (${current}); setup creates only the first one, so ${email} was not added. Add another with: svc accounts create --email ${email} --operator`,
+        );
+      }
     }
-    const notes: string[] = [];
     if (answers.sourceIp && !isLocalAddress(answers.sourceIp)) {
       notes.push(
         `${answers.sourceIp} is not an address of this host: route webhook egress through it (NAT or proxy) so receivers see that address.`,

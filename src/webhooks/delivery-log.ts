@@ -20,6 +20,8 @@ export interface DeliveryView {
   eventType: EventType;
   endpointId: string;
   kind: DeliveryKind;
+  /** A resend asked for by a person (issue 18), not raised by the data. */
+  manual: boolean;
   status: DeliveryStatus;
   attemptCount: number;
   /** Pending deliveries only: when the next attempt is due (or its lease ends, while sending). */
@@ -34,6 +36,7 @@ export interface DeliveryView {
 }
 
 export interface DeliveryFilter {
+  deliveryId?: string;
   endpointId?: string;
   eventId?: string;
   serviceAccountId?: string;
@@ -46,6 +49,7 @@ export const maxDeliveryListLimit = 1000;
 export async function listDeliveries(db: Db, filter: DeliveryFilter = {}): Promise<DeliveryView[]> {
   const { deliveries, deliveryAttempts, events } = db.t;
   const conditions = [
+    filter.deliveryId ? eq(deliveries.id, filter.deliveryId) : undefined,
     filter.endpointId ? eq(deliveries.endpointId, filter.endpointId) : undefined,
     filter.eventId ? eq(deliveries.eventId, filter.eventId) : undefined,
     filter.serviceAccountId ? eq(events.serviceAccountId, filter.serviceAccountId) : undefined,
@@ -90,6 +94,7 @@ export async function listDeliveries(db: Db, filter: DeliveryFilter = {}): Promi
     eventType,
     endpointId: d.endpointId,
     kind: d.kind,
+    manual: d.manual,
     status: d.status,
     attemptCount: d.attemptCount,
     nextAttemptAt: d.status === "pending" ? (d.nextAttemptAt?.toISOString() ?? null) : null,
@@ -100,4 +105,10 @@ export async function listDeliveries(db: Db, filter: DeliveryFilter = {}): Promi
     lastError: d.lastError,
     attempts: attempts.get(d.id) ?? [],
   }));
+}
+
+/** One delivery with its attempts, or undefined. */
+export async function getDelivery(db: Db, deliveryId: string): Promise<DeliveryView | undefined> {
+  const [delivery] = await listDeliveries(db, { deliveryId, limit: 1 });
+  return delivery;
 }

@@ -5,6 +5,8 @@ import type { EndpointStatus, Row } from "../db/schema.ts";
 import { type Db, first } from "../db/store.ts";
 import { ApiError } from "../http/errors.ts";
 import { isUuid } from "../ids.ts";
+import { readEventTypeFilter } from "./event-filter.ts";
+import type { AccountEventType } from "./event-types.ts";
 
 export type EndpointRow = Row<"webhookEndpoints">;
 
@@ -30,6 +32,8 @@ export interface EndpointView {
   failureCount: number;
   disabledReason: string | null;
   disabledAt: string | null;
+  /** The account event types it receives; null = all (webhook.verify/test always reach it). */
+  eventTypes: AccountEventType[] | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -46,6 +50,7 @@ export function endpointView(row: EndpointRow): EndpointView {
     failureCount: row.failureCount,
     disabledReason: row.disabledReason,
     disabledAt: row.disabledAt?.toISOString() ?? null,
+    eventTypes: readEventTypeFilter(row.eventTypes),
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };

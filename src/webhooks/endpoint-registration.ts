@@ -15,6 +15,7 @@ import {
   findEndpoint,
 } from "./endpoint-records.ts";
 import { parseEndpointUrl, validateEndpointUrl } from "./endpoint-url.ts";
+import { parseEventTypeFilter, storeEventTypeFilter } from "./event-filter.ts";
 import { consumeRegistration } from "./limits.ts";
 import { issueSigningSecret } from "./secrets.ts";
 
@@ -30,6 +31,8 @@ export const registerEndpointInput = z.object({
     .trim()
     .max(maxDescriptionLength, `description must be at most ${maxDescriptionLength} characters`)
     .optional(),
+  /** Account event types to receive; null or absent = all (see event-filter.ts). */
+  eventTypes: z.array(z.string().max(100)).max(20).nullable().optional(),
 });
 export type RegisterEndpointInput = z.input<typeof registerEndpointInput>;
 
@@ -70,6 +73,7 @@ export async function registerEndpoint(
   const parsed = registerEndpointInput.safeParse(input);
   if (!parsed.success) throw new ApiError("invalid_request", `${parsed.error.issues[0]?.message}.`);
   const { serviceAccountId, description } = parsed.data;
+  const eventTypes = parseEventTypeFilter(parsed.data.eventTypes ?? null);
   const { db, clock } = ctx;
   const { serviceAccounts, webhookEndpoints } = db.t;
   const owner = await first(
@@ -104,6 +108,7 @@ export async function registerEndpoint(
         status: "active",
         verifiedAt: null,
         failureCount: 0,
+        eventTypes: storeEventTypeFilter(eventTypes),
         createdAt: now,
         updatedAt: now,
       })
@@ -134,4 +139,41 @@ export async function rotateEndpointSecret(
   );
   if (!row) throw new ApiError("not_found", `No webhook endpoint ${ref.endpointId}.`);
   return { endpoint: endpointView(row), signingSecret: secret.secret };
+}
+
+export const updateEndpointInput = z
+  .object({
+    description: registerEndpointInput.shape.description.nullable(),
+    eventTypes: registerEndpointInput.shape.eventTypes,
+  })
+  .partial();
+export type UpdateEndpointInput = z.input<typeof updateEndpointInput>;
+
+/**
+ * Changes what an endpoint receives (event types) or its description; absent fields stay.
+ * Takes effect for events raised from now on; deliveries already queued are sent.
+ */
+export async function updateEndpoint(
+  ctx: { db: Db; clock: Clock },
+  ref: EndpointRef,
+  input: UpdateEndpointInput,
+): Promise<EndpointView> {
+  const parsed = updateEndpointInput.safeParse(input);
+  if (!parsed.success) throw new ApiError("invalid_request", `${parsed.error.issues[0]?.message}.`);
+  const endpoint = await findEndpoint(ctx.db, ref);
+  const changes: { description?: string | null; eventTypes?: string | null } = {};
+  if (parsed.data.description !== undefined) changes.description = parsed.data.description || null;
+  if (parsed.data.eventTypes !== undefined) {
+    changes.eventTypes = storeEventTypeFilter(parseEventTypeFilter(parsed.data.eventTypes));
+  }
+  const { webhookEndpoints } = ctx.db.t;
+  const [row] = await ctx.db.write((tx) =>
+    tx
+      .update(webhookEndpoints)
+      .set({ ...changes, updatedAt: ctx.clock.now() })
+      .where(eq(webhookEndpoints.id, endpoint.id))
+      .returning(),
+  );
+  if (!row) throw new ApiError("not_found", `No webhook endpoint ${ref.endpointId}.`);
+  return endpointView(row);
 }

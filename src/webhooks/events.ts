@@ -8,6 +8,7 @@ import type { EventType, NewRow } from "../db/schema.ts";
 import type { Db } from "../db/store.ts";
 import { newId } from "../ids.ts";
 import { canonicalJson } from "./canonical-json.ts";
+import { endpointWants } from "./event-filter.ts";
 import {
   type AccountEventType,
   type EventData,
@@ -58,7 +59,8 @@ export interface AccountEventInput<T extends AccountEventType = AccountEventType
 
 /**
  * Records account events inside the caller's transaction and queues one delivery per endpoint
- * of the account that is active and verified (spec 3). Endpoints that are paused, disabled or
+ * of the account that is active and verified (spec 3) and whose event-type filter lets the
+ * type through (issue 18). Endpoints that are paused, disabled or
  * unverified get nothing, now or later (spec 6). After the transaction commits, call
  * `outbox.notify()` so the dispatcher sends at once. One query for the endpoints of each account
  * and one insert for all events and one for all deliveries: a sync raising several events costs
@@ -74,7 +76,11 @@ export async function recordAccountEvents(
   const now = clock.now();
   const accountIds = [...new Set(inputs.map((input) => input.serviceAccountId))];
   const endpoints = await tx
-    .select({ id: webhookEndpoints.id, serviceAccountId: webhookEndpoints.serviceAccountId })
+    .select({
+      id: webhookEndpoints.id,
+      serviceAccountId: webhookEndpoints.serviceAccountId,
+      eventTypes: webhookEndpoints.eventTypes,
+    })
     .from(webhookEndpoints)
     .where(
       and(
@@ -98,6 +104,8 @@ export async function recordAccountEvents(
     const deliveryIds: string[] = [];
     for (const endpoint of endpoints) {
       if (endpoint.serviceAccountId !== input.serviceAccountId) continue;
+      // The endpoint's event-type filter (issue 18); null = all account event types.
+      if (!endpointWants(endpoint.eventTypes, input.type)) continue;
       const id = newId();
       deliveryIds.push(id);
       deliveryRows.push({

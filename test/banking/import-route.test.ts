@@ -42,13 +42,13 @@ describe("operator import route (same JSON as svc import)", () => {
     expect(first.status).toBe(200);
     const body = await first.json();
     expect(body).toMatchObject({
-      serviceAccountId: s.accountId,
-      newTransactions: 4,
-      eventsRaised: 6,
+      service_account_id: s.accountId,
+      new_transactions: 4,
+      events_raised: 6,
     });
     const before = await tableContents(s.services);
     const again = await post(JSON.stringify(validFixture));
-    expect(await again.json()).toMatchObject({ newTransactions: 0, eventsRaised: 0 });
+    expect(await again.json()).toMatchObject({ new_transactions: 0, events_raised: 0 });
     expect(await tableContents(s.services)).toEqual(before);
   });
 
@@ -61,7 +61,7 @@ describe("operator import route (same JSON as svc import)", () => {
     expect(error.problems).toHaveLength(6);
     expect(error.problems[1]).toEqual({
       path: "connections[0].accounts[0].transactions[1].amount",
-      recordId: "bad-amount",
+      record_id: "bad-amount",
       message: 'must be a signed decimal string such as "-12.30"',
     });
     expect(await tableContents(s.services)).toEqual(before);

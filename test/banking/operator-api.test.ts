@@ -49,12 +49,12 @@ describe("operator API", () => {
     const first = await importRequest(auth);
     expect(first.status).toBe(200);
     expect(await first.json()).toMatchObject({
-      serviceAccountId: accountId,
-      newTransactions: 4,
-      eventsRaised: 6,
+      service_account_id: accountId,
+      new_transactions: 4,
+      events_raised: 6,
     });
     const again = await importRequest(auth);
-    expect(await again.json()).toMatchObject({ newTransactions: 0, eventsRaised: 0 });
+    expect(await again.json()).toMatchObject({ new_transactions: 0, events_raised: 0 });
   });
 
   test("the token opens only /operator: portal routes still need a session, unknown paths are 404", async () => {

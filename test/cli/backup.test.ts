@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { runSvc } from "../support/cli.ts";
+import { installedDir, runSvc } from "../support/cli.ts";
 import { createTestDatabase, testEngine } from "../support/engine.ts";
 import { makeTempDir } from "../support/temp.ts";
 
@@ -21,11 +21,11 @@ describe("svc backup", () => {
     expect(backup.code).toBe(0);
     const result = backup.json<{
       directory: string;
-      masterKeyIncluded: boolean;
-      configIncluded: boolean;
+      master_key_included: boolean;
+      config_included: boolean;
     }>();
-    expect(result.masterKeyIncluded).toBe(true);
-    expect(result.configIncluded).toBe(true);
+    expect(result.master_key_included).toBe(true);
+    expect(result.config_included).toBe(true);
     expect(readFileSync(join(cwd, "snap", "master.key"), "utf8")).toBe(
       readFileSync(join(cwd, "data", "master.key"), "utf8"),
     );
@@ -69,7 +69,7 @@ describe("svc migrate", () => {
 
 describe("svc accounts", () => {
   test("create, update and list with --json print the records with their ids", async () => {
-    const cwd = makeTempDir();
+    const cwd = await installedDir(makeTempDir());
     const created = await runSvc(
       [
         "accounts",
@@ -87,23 +87,23 @@ describe("svc accounts", () => {
     const account = created.json<{
       id: string;
       status: string;
-      subscriptionStatus: string;
-      oneTimePassword: string;
+      subscription_status: string;
+      one_time_password: string;
     }>();
     expect(account.status).toBe("active");
-    expect(account.subscriptionStatus).toBe("trialing");
-    expect(account.oneTimePassword).toMatch(/^[A-Za-z0-9]{20}$/);
+    expect(account.subscription_status).toBe("trialing");
+    expect(account.one_time_password).toMatch(/^[A-Za-z0-9]{20}$/);
     const updated = await runSvc(
       ["accounts", "update", account.id, "--payment-failed", "true", "--demo", "false", "--json"],
       { cwd },
     );
-    expect(updated.json<{ paymentFailed: boolean }>().paymentFailed).toBe(true);
+    expect(updated.json<{ payment_failed: boolean }>().payment_failed).toBe(true);
     const listed = await runSvc(["accounts", "list", "--search", "a@example", "--json"], { cwd });
     expect(listed.json<{ id: string }[]>().map((a) => a.id)).toEqual([account.id]);
   });
 
   test("bad input is answered with a clear error", async () => {
-    const cwd = makeTempDir();
+    const cwd = await installedDir(makeTempDir());
     expect(
       (
         await runSvc(["accounts", "create", "--email", "x@example.com", "--status", "gold"], {
@@ -129,7 +129,7 @@ describe("svc accounts", () => {
 
 describe.if(testEngine === "postgres")("svc backup on PostgreSQL", () => {
   test("pg_dump writes svc.pgdump beside the master key; pg_restore brings the data back into an empty database", async () => {
-    const cwd = makeTempDir();
+    const cwd = await installedDir(makeTempDir());
     const created = await runSvc(["accounts", "create", "--email", "pg@example.com", "--json"], {
       cwd,
     });
@@ -137,16 +137,16 @@ describe.if(testEngine === "postgres")("svc backup on PostgreSQL", () => {
     const accountId = created.json<{ id: string }>().id;
     const backup = await runSvc(["backup", "snap", "--json"], { cwd });
     expect(backup.code).toBe(0);
-    const result = backup.json<{ databaseFile: string; masterKeyIncluded: boolean }>();
-    expect(result.databaseFile).toBe(join(cwd, "snap", "svc.pgdump"));
-    expect(result.masterKeyIncluded).toBe(true);
+    const result = backup.json<{ database_file: string; master_key_included: boolean }>();
+    expect(result.database_file).toBe(join(cwd, "snap", "svc.pgdump"));
+    expect(result.master_key_included).toBe(true);
 
     const restored = await createTestDatabase();
     const restore = Bun.spawnSync([
       "pg_restore",
       "--no-owner",
       `--dbname=${restored.url}`,
-      result.databaseFile,
+      result.database_file,
     ]);
     expect(restore.exitCode).toBe(0);
     const listed = await runSvc(["--data-dir", "snap", "accounts", "list", "--json"], {

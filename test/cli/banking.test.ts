@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { openDatabase } from "../../src/db/open.ts";
-import { runSvc } from "../support/cli.ts";
+import { installedDir, runSvc } from "../support/cli.ts";
 import { engineEnvFor } from "../support/engine.ts";
 import { createFakeClock } from "../support/fake-clock.ts";
 import { makeTempDir } from "../support/temp.ts";
@@ -15,7 +15,7 @@ interface ConnectionJson {
 }
 
 async function fixture() {
-  const cwd = makeTempDir();
+  const cwd = await installedDir(makeTempDir());
   const clock = createFakeClock("2026-01-15T09:00:00.000Z");
   const svc = (...argv: string[]) => runSvc(argv, { cwd, clock });
   const created = await svc("accounts", "create", "--email", "owner@example.com", "--json");
@@ -60,7 +60,7 @@ describe("svc sandbox connect, svc sync, svc events list", () => {
     expect(synced.code).toBe(0);
     expect(synced.json()).toEqual([
       expect.objectContaining({
-        connectionId: connection.id,
+        connection_id: connection.id,
         outcome: "succeeded",
         status: "linked",
       }),
@@ -114,8 +114,8 @@ describe("svc sandbox connect, svc sync, svc events list", () => {
     const again = await f.svc("sync", "--connection", connection.id, "--json");
     expect(again.json()).toMatchObject({
       outcome: "succeeded",
-      newTransactions: 0,
-      eventsRaised: 0,
+      new_transactions: 0,
+      events_raised: 0,
     });
     f.clock.advance(15 * 60_000);
     const later = await f.svc("sync", "--connection", connection.id);
@@ -197,7 +197,7 @@ describe("svc import", () => {
     const invalid = join(import.meta.dir, "../fixtures/import/invalid.json");
     const first = await f.svc("import", "--account", f.accountId, valid, "--json");
     expect(first.code).toBe(0);
-    expect(first.json()).toMatchObject({ newTransactions: 4, eventsRaised: 6 });
+    expect(first.json()).toMatchObject({ new_transactions: 4, events_raised: 6 });
     const second = await f.svc("import", "--account", f.accountId, valid);
     expect(second.code).toBe(0);
     expect(second.stdout).toContain("0 new transactions, 0 events raised");

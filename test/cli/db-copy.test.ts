@@ -10,7 +10,7 @@ import type { Db } from "../../src/db/store.ts";
 import { createHttpApp } from "../../src/http/app.ts";
 import { silentLogger } from "../../src/log.ts";
 import { openServices } from "../../src/services.ts";
-import { runSvc } from "../support/cli.ts";
+import { installedDir, runSvc } from "../support/cli.ts";
 import { createTestDatabase } from "../support/engine.ts";
 import { createFakeClock } from "../support/fake-clock.ts";
 import { testMasterKeyHex } from "../support/services.ts";
@@ -26,7 +26,7 @@ async function counts(db: Db): Promise<Record<string, number>> {
 
 describe("svc db copy", () => {
   test("copies every row of a SQLite install into an empty PostgreSQL database; the API answers the same from either", async () => {
-    const cwd = makeTempDir("svc-copy");
+    const cwd = await installedDir(makeTempDir("svc-copy"), { env: sqliteOnly });
     const clock = createFakeClock();
     const svc = (...argv: string[]) => runSvc([...argv, "--json"], { cwd, clock, env: sqliteOnly });
     const account = (await svc("accounts", "create", "--email", "copy@example.com")).json<{

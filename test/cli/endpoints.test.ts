@@ -5,7 +5,7 @@ import { loadConfig } from "../../src/config.ts";
 import { silentLogger } from "../../src/log.ts";
 import { openServices } from "../../src/services.ts";
 import { recordAccountEvent } from "../../src/webhooks/events.ts";
-import { runSvc } from "../support/cli.ts";
+import { installedDir, runSvc } from "../support/cli.ts";
 import { engineEnvFor } from "../support/engine.ts";
 import { type Receiver, startReceiver } from "../support/receiver.ts";
 import { makeTempDir } from "../support/temp.ts";
@@ -18,7 +18,7 @@ let env: Record<string, string>;
 beforeAll(async () => {
   const { pki, cert } = await testCertificates();
   receiver = startReceiver(cert);
-  cwd = makeTempDir("svc-cli-endpoints");
+  cwd = await installedDir(makeTempDir("svc-cli-endpoints"));
   env = { SVC_UNSAFE_ALLOW_PRIVATE_TARGETS: "true", SVC_DELIVERY_CA_FILE: pki.caFile };
 });
 afterAll(() => receiver.stop());
@@ -43,9 +43,9 @@ describe("svc endpoints", () => {
       "--json",
     );
     expect(added.code).toBe(0);
-    const { endpoint, signingSecret } = added.json<{
+    const { endpoint, signing_secret: signingSecret } = added.json<{
       endpoint: { id: string; verified: boolean };
-      signingSecret: string;
+      signing_secret: string;
     }>();
     expect(signingSecret).toMatch(/^whsec_/);
     expect(endpoint.verified).toBe(false);
@@ -71,7 +71,7 @@ describe("svc endpoints", () => {
     expect(verified.json<{ verified: boolean }>().verified).toBe(true);
 
     const tested = await svc("endpoints", "test", id, "--json");
-    expect(tested.json()).toMatchObject({ ok: true, statusCode: 200, type: "webhook.test" });
+    expect(tested.json()).toMatchObject({ ok: true, status_code: 200, type: "webhook.test" });
 
     const rotated = await svc("endpoints", "rotate-secret", id);
     expect(rotated.stdout).toContain("signing secret  whsec_");
@@ -109,18 +109,18 @@ describe("svc endpoints", () => {
         {
           kind: string;
           status: string;
-          eventId: string;
-          nextAttemptAt: string | null;
-          attempts: { number: number; at: string; statusCode: number; durationMs: number }[];
+          event_id: string;
+          next_attempt_at: string | null;
+          attempts: { number: number; at: string; status_code: number; duration_ms: number }[];
         }[]
       >();
     expect(deliveries.map((d) => d.kind).sort()).toEqual(["event", "test", "verify"]);
     const pending = deliveries.find((d) => d.kind === "event");
-    expect(pending).toMatchObject({ status: "pending", eventId: recorded.eventId, attempts: [] });
-    expect(pending?.nextAttemptAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(pending).toMatchObject({ status: "pending", event_id: recorded.eventId, attempts: [] });
+    expect(pending?.next_attempt_at).toMatch(/^\d{4}-\d\d-\d\dT/);
     const test = deliveries.find((d) => d.kind === "test");
     expect(test?.attempts).toEqual([
-      expect.objectContaining({ number: 1, statusCode: 200, durationMs: expect.any(Number) }),
+      expect.objectContaining({ number: 1, status_code: 200, duration_ms: expect.any(Number) }),
     ]);
     const byEvent = await svc("deliveries", "list", "--event", recorded.eventId);
     expect(byEvent.stdout).toContain("(no attempt yet)");

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { runSvc } from "../support/cli.ts";
+import { installedDir, runSvc } from "../support/cli.ts";
 import { makeTempDir } from "../support/temp.ts";
 
 async function account(cwd: string): Promise<string> {
@@ -12,7 +12,7 @@ async function account(cwd: string): Promise<string> {
 
 describe("svc keys", () => {
   test("create prints the key once (--json: {id, key, prefix, ...}); list shows the prefix, never the key", async () => {
-    const cwd = makeTempDir();
+    const cwd = await installedDir(makeTempDir());
     const accountId = await account(cwd);
     const created = await runSvc(
       ["keys", "create", "--account", accountId, "--name", "production", "--json"],
@@ -24,12 +24,16 @@ describe("svc keys", () => {
       key: string;
       prefix: string;
       name: string;
-      serviceAccountId: string;
-      revokedAt: null;
+      service_account_id: string;
+      revoked_at: null;
     }>();
     expect(key.key).toMatch(/^svk_[A-Za-z0-9_-]{8}_[A-Za-z0-9_-]{43}$/);
     expect(key.prefix).toBe(key.key.slice(0, 12));
-    expect(key).toMatchObject({ name: "production", serviceAccountId: accountId, revokedAt: null });
+    expect(key).toMatchObject({
+      name: "production",
+      service_account_id: accountId,
+      revoked_at: null,
+    });
 
     const human = await runSvc(["keys", "create", "--account", accountId], { cwd });
     expect(human.code).toBe(0);
@@ -47,7 +51,7 @@ describe("svc keys", () => {
   });
 
   test("revoke marks the key revoked; it stays listed with its revocation date", async () => {
-    const cwd = makeTempDir();
+    const cwd = await installedDir(makeTempDir());
     const accountId = await account(cwd);
     const { id } = (
       await runSvc(["keys", "create", "--account", accountId, "--json"], { cwd })
@@ -59,15 +63,15 @@ describe("svc keys", () => {
     expect(again.code).toBe(0);
     expect(again.stdout).toContain("already revoked");
     const listed = (await runSvc(["keys", "list", "--account", accountId, "--json"], { cwd })).json<
-      { id: string; status: string; revokedAt: string }[]
+      { id: string; status: string; revoked_at: string }[]
     >();
     expect(listed).toEqual([
-      expect.objectContaining({ id, status: "revoked", revokedAt: expect.any(String) }),
+      expect.objectContaining({ id, status: "revoked", revoked_at: expect.any(String) }),
     ]);
   });
 
   test("bad input is answered with a clear error", async () => {
-    const cwd = makeTempDir();
+    const cwd = await installedDir(makeTempDir());
     await runSvc(["migrate"], { cwd });
     const missingAccount = await runSvc(
       ["keys", "create", "--account", "00000000-0000-4000-8000-000000000000"],
@@ -93,7 +97,7 @@ describe("svc keys", () => {
   });
 
   test("--help explains each command", async () => {
-    const cwd = makeTempDir();
+    const cwd = await installedDir(makeTempDir());
     const help = await runSvc(["keys", "--help"], { cwd });
     expect(help.code).toBe(0);
     expect(help.stdout).toContain("create");

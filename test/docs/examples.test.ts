@@ -51,7 +51,7 @@ beforeAll(async () => {
 
   const account = await svc<{ id: string }>("accounts", "create", "--email", "docs@example.com");
   const key = await svc<{ key: string }>("keys", "create", "--account", account.id);
-  const endpoint = await svc<{ endpoint: { id: string }; signingSecret: string }>(
+  const endpoint = await svc<{ endpoint: { id: string }; signing_secret: string }>(
     "endpoints",
     "add",
     "--account",
@@ -93,7 +93,7 @@ beforeAll(async () => {
     SVC_BASE_URL: server.baseUrl,
     SVC_API_KEY: key.key,
     SVC_METRICS_TOKEN_FILE: tokenFile,
-    SVC_WEBHOOK_SECRET: endpoint.signingSecret,
+    SVC_WEBHOOK_SECRET: endpoint.signing_secret,
     WEBHOOK_TIMESTAMP: delivery?.headers["svc-webhook-timestamp"] ?? "",
     WEBHOOK_SIGNATURE: delivery?.headers["svc-webhook-signature"] ?? "",
   });

@@ -30,8 +30,8 @@ describe("compiled binary: sandbox bank", () => {
       const sync = await run(binary, ["sync", "--json"], cwd);
       expect(sync.code).toBe(0);
       const [result] = JSON.parse(sync.stdout);
-      expect(result).toMatchObject({ connectionId: connection.id, outcome: "succeeded" });
-      expect(result.newTransactions).toBeGreaterThan(100);
+      expect(result).toMatchObject({ connection_id: connection.id, outcome: "succeeded" });
+      expect(result.new_transactions).toBeGreaterThan(100);
       const events = await run(binary, ["events", "list", "--account", accountId, "--json"], cwd);
       const types = JSON.parse(events.stdout).map((e: { type: string }) => e.type);
       expect(types).toContain("account.transactions.available");

@@ -35,6 +35,8 @@ describe("kill -9 with pending deliveries", () => {
     });
     try {
       const svc = (...argv: string[]) => runSvc([...argv, "--json"], { cwd, env });
+      // Only serve, setup and migrate create a data dir (issue 18).
+      expect((await svc("migrate")).code).toBe(0);
       const accountId = (await svc("accounts", "create", "--email", "crash@example.com")).json<{
         id: string;
       }>().id;

@@ -43,3 +43,16 @@ export async function runSvc(argv: string[], options: CliRunOptions): Promise<Cl
     json: <T>() => JSON.parse(stdout) as T,
   };
 }
+
+/**
+ * A fresh working directory with an installed data dir (`svc migrate` made it), as an operator
+ * has before running any other command: only serve, setup and migrate create a data dir.
+ */
+export async function installedDir(
+  cwd: string,
+  options: Omit<CliRunOptions, "cwd"> = {},
+): Promise<string> {
+  const run = await runSvc(["migrate"], { ...options, cwd });
+  if (run.code !== 0) throw new Error(`svc migrate failed: ${run.stderr}`);
+  return cwd;
+}

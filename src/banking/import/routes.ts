@@ -5,6 +5,7 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { z } from "zod";
 import { ApiError } from "../../http/errors.ts";
+import { toJsonNames } from "../../http/json-names.ts";
 import { readJson } from "../../http/validate.ts";
 import type { Services } from "../../services.ts";
 import { importBankData } from "./ingest.ts";
@@ -36,7 +37,8 @@ export function createImportRoutes(services: Services, options: { maxBytes?: num
         );
       // The document's shape is checked whole by importBankData, which names every problem.
       const document = await readJson(c, z.unknown());
-      return c.json(await importBankData(services, query.data.account, document));
+      // The same snake_case summary as `svc import --json` (one naming, issue 18).
+      return c.json(toJsonNames(await importBankData(services, query.data.account, document)));
     },
   );
   return routes;

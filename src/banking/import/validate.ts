@@ -3,6 +3,7 @@
 // rejected whole.
 import type { z } from "zod";
 import { ApiError, type ErrorBody } from "../../http/errors.ts";
+import { toJsonNames } from "../../http/json-names.ts";
 import { type ImportDocument, importDocumentSchema } from "./schema.ts";
 
 export interface ImportProblem {
@@ -33,9 +34,12 @@ export class ImportRejected extends ApiError {
     );
   }
 
-  override toBody(): ErrorBody & { error: { problems: ImportProblem[] } } {
+  /** Problems in the API's snake_case (`record_id`), as every JSON answer outside the portal. */
+  override toBody(): ErrorBody & { error: { problems: unknown } } {
     const body = super.toBody();
-    return { error: { ...body.error, problems: this.problems.slice(0, maxListedProblems) } };
+    return {
+      error: { ...body.error, problems: toJsonNames(this.problems.slice(0, maxListedProblems)) },
+    };
   }
 }
 

@@ -281,6 +281,11 @@ export const webhookEndpoints = sqliteTable(
     failureCount: integer("failure_count").notNull().default(0),
     disabledReason: text("disabled_reason"),
     disabledAt: ms("disabled_at"),
+    /**
+     * The account event types this endpoint receives, as a JSON array; null means all of them.
+     * webhook.verify and webhook.test are sent whatever it says (issue 18).
+     */
+    eventTypes: text("event_types"),
     createdAt: ms("created_at").notNull(),
     updatedAt: ms("updated_at").notNull(),
   },
@@ -336,6 +341,8 @@ export const deliveries = sqliteTable(
     attemptCount: integer("attempt_count").notNull().default(0),
     nextAttemptAt: ms("next_attempt_at"),
     leaseExpiresAt: ms("lease_expires_at"),
+    /** A resend asked for by the owner or operator (issue 18), not raised by the data. */
+    manual: flag("manual").notNull().default(false),
     lastStatusCode: integer("last_status_code"),
     lastError: text("last_error"),
     createdAt: ms("created_at").notNull(),

@@ -10,6 +10,7 @@ import {
   maxEndpointsPerAccount,
   registerEndpoint,
   rotateEndpointSecret,
+  updateEndpoint,
 } from "../../webhooks/endpoint-registration.ts";
 import {
   enableEndpoint,
@@ -18,6 +19,7 @@ import {
   resumeEndpoint,
 } from "../../webhooks/endpoint-state.ts";
 import { testEndpoint } from "../../webhooks/endpoint-test.ts";
+import { resendDelivery, retryDeliveryNow } from "../../webhooks/resend.ts";
 import {
   pendingVerification,
   sendVerificationCode,
@@ -27,8 +29,16 @@ import {
 import { ownAccountId } from "../owner.ts";
 
 // URL and description rules are the feature's (registerEndpoint); these bound the input size.
+const eventTypesField = z.array(z.string().max(100)).max(20).nullable().optional();
 const registerBody = z
-  .object({ url: z.string().max(4096), description: z.string().max(1000).optional() })
+  .object({
+    url: z.string().max(4096),
+    description: z.string().max(1000).optional(),
+    eventTypes: eventTypesField,
+  })
+  .strict();
+const updateBody = z
+  .object({ description: z.string().max(1000).nullable().optional(), eventTypes: eventTypesField })
   .strict();
 const verifyBody = z.object({ code: z.string().trim().min(1, "enter the code").max(64) }).strict();
 const deliveryQuery = z.object({
@@ -70,12 +80,23 @@ export function endpointRoutes(services: Services): Hono {
         serviceAccountId: ownAccountId(c),
         url: body.url,
         ...(body.description !== undefined ? { description: body.description } : {}),
+        ...(body.eventTypes !== undefined ? { eventTypes: body.eventTypes } : {}),
       }),
     );
     return c.json(created, 201);
   });
 
   app.get("/:id", async (c) => c.json(await detail(ref(c))));
+
+  app.patch("/:id", async (c) => {
+    const body = await readJson(c, updateBody);
+    return c.json({
+      endpoint: await updateEndpoint(services, ref(c), {
+        ...(body.description !== undefined ? { description: body.description } : {}),
+        ...(body.eventTypes !== undefined ? { eventTypes: body.eventTypes } : {}),
+      }),
+    });
+  });
 
   app.delete("/:id", async (c) => c.json(await removeEndpoint(db, ref(c))));
 
@@ -117,6 +138,19 @@ export function endpointRoutes(services: Services): Hono {
       }),
     });
   });
+
+  // Resend (issue 18): the delivery's event again to its endpoint, as a new manual delivery.
+  const deliveryRef = (c: Context) => ({
+    deliveryId: c.req.param("deliveryId") ?? "",
+    endpointId: c.req.param("id") ?? "",
+    serviceAccountId: ownAccountId(c),
+  });
+  app.post("/:id/deliveries/:deliveryId/resend", async (c) =>
+    c.json({ delivery: await resendDelivery(services, deliveryRef(c)) }, 201),
+  );
+  app.post("/:id/deliveries/:deliveryId/retry", async (c) =>
+    c.json({ delivery: await retryDeliveryNow(services, deliveryRef(c)) }),
+  );
 
   return app;
 }

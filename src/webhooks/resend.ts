@@ -1,0 +1,192 @@
+// Resend and Retry now (issue 18). Resend: the owner sends a chosen past event of the account,
+// still within retention, to one of its endpoints now — a new delivery with its own attempt log
+// and retry schedule, marked manual, so the receiver gets the same event id and body again.
+// Retry now: a pending delivery's next attempt is brought forward to now. Both go through the
+// dispatcher (the outbox signal wakes it at once in this process; its one-second tick covers
+// the CLI writing from another process).
+import { and, desc, eq, gt } from "drizzle-orm";
+import { dayMs } from "../banking/dates.ts";
+import type { Clock } from "../clock.ts";
+import type { Config } from "../config.ts";
+import { type Db, first } from "../db/store.ts";
+import { ApiError } from "../http/errors.ts";
+import { isUuid, newId } from "../ids.ts";
+import { enforceSlidingWindow, type SlidingWindowRule } from "../limits/sliding-window.ts";
+import { type DeliveryView, getDelivery } from "./delivery-log.ts";
+import { type EndpointRef, findEndpoint } from "./endpoint-records.ts";
+import { accountEventTypes } from "./event-types.ts";
+import type { OutboxSignal } from "./outbox-signal.ts";
+
+/** 60 resends per account in any 3,600 s (sliding: counted from the manual deliveries kept). */
+export const resendLimit: SlidingWindowRule = { limit: 60, windowMs: 3_600_000 };
+
+export interface ResendContext {
+  db: Db;
+  clock: Clock;
+  config: Pick<Config, "retentionDays">;
+  /** Wakes this process's dispatcher after the commit. */
+  outbox?: OutboxSignal;
+}
+
+/** Times of the account's most recent manual deliveries in the window, newest first. */
+async function recentResends(tx: Db, serviceAccountId: string, now: Date): Promise<Date[]> {
+  const { deliveries, events } = tx.t;
+  const rows = await tx
+    .select({ createdAt: deliveries.createdAt })
+    .from(deliveries)
+    .innerJoin(events, eq(events.id, deliveries.eventId))
+    .where(
+      and(
+        eq(events.serviceAccountId, serviceAccountId),
+        eq(deliveries.manual, true),
+        gt(deliveries.createdAt, new Date(now.getTime() - resendLimit.windowMs)),
+      ),
+    )
+    .orderBy(desc(deliveries.createdAt))
+    .limit(resendLimit.limit);
+  return rows.map((r) => r.createdAt);
+}
+
+/** Sends event `eventId` of the endpoint's account to the endpoint again, as a new delivery. */
+export async function resendEvent(
+  ctx: ResendContext,
+  ref: EndpointRef,
+  eventId: string,
+): Promise<DeliveryView> {
+  const { db, clock } = ctx;
+  const endpoint = await findEndpoint(db, ref);
+  const notFound = new ApiError("not_found", `No event ${eventId} of this account.`);
+  if (!isUuid(eventId)) throw notFound;
+  const { deliveries, events } = db.t;
+  const event = await first(
+    db
+      .select({ id: events.id, type: events.type, createdAt: events.createdAt })
+      .from(events)
+      .where(and(eq(events.id, eventId), eq(events.serviceAccountId, endpoint.serviceAccountId))),
+  );
+  if (!event) throw notFound;
+  const now = clock.now();
+  if (event.createdAt.getTime() < now.getTime() - ctx.config.retentionDays * dayMs) {
+    throw new ApiError(
+      "invalid_state",
+      `Event ${eventId} is older than the ${ctx.config.retentionDays}-day retention and cannot be resent.`,
+    );
+  }
+  if (!(accountEventTypes as readonly string[]).includes(event.type)) {
+    throw new ApiError(
+      "invalid_state",
+      `Event ${eventId} is a ${event.type} send; only account events can be resent (send a new test or code instead).`,
+    );
+  }
+  if (endpoint.status !== "active" || endpoint.verifiedAt === null) {
+    throw new ApiError(
+      "invalid_state",
+      `Endpoint ${endpoint.id} is ${endpoint.verifiedAt === null ? "not verified" : endpoint.status}; events are resent only to an active and verified endpoint.`,
+    );
+  }
+  const deliveryId = newId();
+  await db.write(async (tx) => {
+    const at = clock.now();
+    enforceSlidingWindow(
+      clock,
+      resendLimit,
+      await recentResends(tx, endpoint.serviceAccountId, at),
+      `Too many resends: at most ${resendLimit.limit} per hour per account`,
+    );
+    await tx.insert(deliveries).values({
+      id: deliveryId,
+      eventId: event.id,
+      endpointId: endpoint.id,
+      kind: "event",
+      manual: true,
+      status: "pending",
+      attemptCount: 0,
+      nextAttemptAt: at,
+      createdAt: at,
+    });
+  });
+  ctx.outbox?.notify();
+  return (await getDelivery(db, deliveryId)) as DeliveryView;
+}
+
+/** Which delivery an action is about; the portal scopes it by account and endpoint (404 otherwise). */
+export interface DeliveryRef {
+  deliveryId: string;
+  endpointId?: string;
+  serviceAccountId?: string;
+}
+
+async function findDelivery(db: Db, ref: DeliveryRef) {
+  const notFound = new ApiError("not_found", `No delivery ${ref.deliveryId}.`);
+  if (!isUuid(ref.deliveryId)) throw notFound;
+  const { deliveries, events } = db.t;
+  const row = await first(
+    db
+      .select({
+        id: deliveries.id,
+        eventId: deliveries.eventId,
+        endpointId: deliveries.endpointId,
+        serviceAccountId: events.serviceAccountId,
+      })
+      .from(deliveries)
+      .innerJoin(events, eq(events.id, deliveries.eventId))
+      .where(eq(deliveries.id, ref.deliveryId)),
+  );
+  if (
+    !row ||
+    (ref.endpointId !== undefined && row.endpointId !== ref.endpointId) ||
+    (ref.serviceAccountId !== undefined && row.serviceAccountId !== ref.serviceAccountId)
+  ) {
+    throw notFound;
+  }
+  return row;
+}
+
+/** Resends the event of a past delivery to that delivery's endpoint (the portal's button). */
+export async function resendDelivery(ctx: ResendContext, ref: DeliveryRef): Promise<DeliveryView> {
+  const delivery = await findDelivery(ctx.db, ref);
+  return resendEvent(
+    ctx,
+    {
+      endpointId: delivery.endpointId,
+      ...(ref.serviceAccountId !== undefined ? { serviceAccountId: ref.serviceAccountId } : {}),
+    },
+    delivery.eventId,
+  );
+}
+
+/**
+ * Brings a pending delivery's next attempt forward to now. Refused (409) when it is not pending
+ * or an attempt is under way right now (its lease is live: moving it would send twice).
+ */
+export async function retryDeliveryNow(
+  ctx: Pick<ResendContext, "db" | "clock" | "outbox">,
+  ref: DeliveryRef,
+): Promise<DeliveryView> {
+  const { db, clock } = ctx;
+  const delivery = await findDelivery(db, ref);
+  const { deliveries } = db.t;
+  await db.write(async (tx) => {
+    const now = clock.now();
+    const row = await first(tx.select().from(deliveries).where(eq(deliveries.id, delivery.id)));
+    if (!row) throw new ApiError("not_found", `No delivery ${ref.deliveryId}.`);
+    if (row.status !== "pending") {
+      throw new ApiError(
+        "invalid_state",
+        `Delivery ${row.id} is ${row.status}; only a pending delivery can be retried now.`,
+      );
+    }
+    if (row.leaseExpiresAt !== null && row.leaseExpiresAt.getTime() > now.getTime()) {
+      throw new ApiError(
+        "invalid_state",
+        `Delivery ${row.id} is being sent right now; wait for this attempt's outcome.`,
+      );
+    }
+    await tx
+      .update(deliveries)
+      .set({ nextAttemptAt: now, leaseExpiresAt: null })
+      .where(eq(deliveries.id, row.id));
+  });
+  ctx.outbox?.notify();
+  return (await getDelivery(db, delivery.id)) as DeliveryView;
+}
