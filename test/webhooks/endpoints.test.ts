@@ -6,6 +6,7 @@ import { tables } from "../support/tables.ts";
 
 const { deliveries, webhookEndpoints } = tables;
 
+import type { ApiError } from "../../src/http/errors.ts";
 import { silentLogger } from "../../src/log.ts";
 import { openServices } from "../../src/services.ts";
 import { getEndpoint, listEndpoints } from "../../src/webhooks/endpoint-records.ts";
@@ -143,6 +144,28 @@ describe("register (spec 2: signing secret shown once, only a hash stored)", () 
     await registerEndpoint(s.ctx, { serviceAccountId: s.accountId, url: receiver.url("/next") });
   });
 
+  test("registrations are counted over the last hour, not per clock hour (spec 8): 20 across an hour boundary, the second 10 refused until the oldest is an hour old", async () => {
+    const s = await setup();
+    s.clock.set("2026-01-15T09:59:55.000Z");
+    const outcomes: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const result = await registerEndpoint(s.ctx, {
+        serviceAccountId: s.accountId,
+        url: receiver.url(`/h${i}`),
+      }).catch((error: unknown) => error);
+      if ("endpoint" in (result as object)) {
+        await removeEndpoint(s.services.db, {
+          endpointId: (result as { endpoint: { id: string } }).endpoint.id,
+        });
+        outcomes.push(201);
+      } else outcomes.push((result as { status: number }).status);
+      s.clock.advance(1_000);
+    }
+    expect(outcomes).toEqual([...Array(10).fill(201), ...Array(10).fill(429)]);
+    s.clock.set("2026-01-15T10:59:55.000Z");
+    await registerEndpoint(s.ctx, { serviceAccountId: s.accountId, url: receiver.url("/later") });
+  });
+
   test("a malformed URL costs nothing from the hourly budget", async () => {
     const s = await setup();
     for (let i = 0; i < 12; i++) {
@@ -192,6 +215,33 @@ describe("test send (spec 3 'portal: Test')", () => {
     expect(result.responseTimeMs).toBeGreaterThanOrEqual(0);
     const body = JSON.parse(receiver.requests[before]?.body ?? "{}");
     expect(body).toMatchObject({ type: "webhook.test", data: { endpoint_id: endpoint.id } });
+  });
+
+  test("test sends are counted over the last minute, not per clock minute (spec 8): 20 within seconds across a minute boundary, the second 10 refused with the time of the next allowed send", async () => {
+    const s = await setup();
+    const { endpoint } = await registerEndpoint(s.ctx, {
+      serviceAccountId: s.accountId,
+      url: receiver.url("/w"),
+    });
+    s.clock.set("2026-01-15T09:00:57.000Z");
+    const outcomes: number[] = [];
+    let lastError: ApiError | undefined;
+    for (let i = 0; i < 20; i++) {
+      try {
+        await testEndpoint(s.ctx, { endpointId: endpoint.id });
+        outcomes.push(200);
+      } catch (error) {
+        lastError = error as ApiError;
+        outcomes.push(lastError.status);
+      }
+      s.clock.advance(250);
+    }
+    expect(outcomes).toEqual([...Array(10).fill(200), ...Array(10).fill(429)]);
+    // Last refusal at 09:01:01.750; the first send (09:00:57.000) leaves the window at 09:01:57.
+    expect(lastError?.message).toContain("at 2026-01-15T09:01:57.000Z");
+    expect(lastError?.headers["Retry-After"]).toBe("56");
+    s.clock.set("2026-01-15T09:01:57.000Z");
+    expect((await testEndpoint(s.ctx, { endpointId: endpoint.id })).ok).toBe(true);
   });
 
   test("a failed test is reported, not retried, and not counted in the failure streak", async () => {
