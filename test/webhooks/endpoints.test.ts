@@ -166,6 +166,68 @@ describe("register (spec 2: signing secret shown once, only a hash stored)", () 
     await registerEndpoint(s.ctx, { serviceAccountId: s.accountId, url: receiver.url("/later") });
   });
 
+  test("a refused registration is not a registration (spec 8, issue 13): URLs refused for plain HTTP, a port, a private address or bad syntax leave all 10 registrations of the hour", async () => {
+    const resolve = async (host: string) =>
+      host === "internal.example.com" ? ["10.0.0.7"] : ["93.184.216.34"];
+    const s = await setup({ config: { unsafeAllowPrivateTargets: false }, resolve });
+    const refusedUrls = [
+      "http://hooks.example.com/h",
+      "https://hooks.example.com:8443/h",
+      "https://internal.example.com/h",
+      "https://[::1]/h",
+      "not a url",
+    ];
+    for (const url of [...refusedUrls, ...refusedUrls]) {
+      const error = await apiError(() =>
+        registerEndpoint(s.ctx, { serviceAccountId: s.accountId, url }),
+      );
+      expect(error.code).toBe("invalid_url");
+    }
+    for (let i = 0; i < 10; i++) {
+      const { endpoint } = await registerEndpoint(s.ctx, {
+        serviceAccountId: s.accountId,
+        url: `https://hooks.example.com/ok${i}`,
+      });
+      await removeEndpoint(s.services.db, { endpointId: endpoint.id });
+    }
+    const error = await apiError(() =>
+      registerEndpoint(s.ctx, {
+        serviceAccountId: s.accountId,
+        url: "https://hooks.example.com/x",
+      }),
+    );
+    expect(error.status).toBe(429);
+    expect(error.message).toContain("at most 10 per hour");
+  });
+
+  test("refused URLs have their own budget of 30 per hour (issue 13): the 31st attempt answers 429 without a DNS lookup, until the oldest refusal is an hour old", async () => {
+    const looked: string[] = [];
+    const resolve = async (host: string) => {
+      looked.push(host);
+      return ["10.0.0.7"];
+    };
+    const s = await setup({ config: { unsafeAllowPrivateTargets: false }, resolve });
+    const attempt = (i: number) =>
+      apiError(() =>
+        registerEndpoint(s.ctx, {
+          serviceAccountId: s.accountId,
+          url: `https://n${i}.example.com/`,
+        }),
+      );
+    for (let i = 0; i < 30; i++) {
+      expect((await attempt(i)).code).toBe("invalid_url");
+      s.clock.advance(1_000);
+    }
+    expect(looked).toHaveLength(30);
+    const throttled = await attempt(30);
+    expect(throttled.status).toBe(429);
+    expect(throttled.message).toContain("at most 30 per hour");
+    expect(Number(throttled.headers["Retry-After"])).toBe(3_600 - 30);
+    expect(looked).toHaveLength(30);
+    s.clock.advance((3_600 - 30) * 1_000);
+    expect((await attempt(31)).code).toBe("invalid_url");
+  });
+
   test("a malformed URL costs nothing from the hourly budget", async () => {
     const s = await setup();
     for (let i = 0; i < 12; i++) {
