@@ -7,6 +7,7 @@ import { and, eq, inArray, isNotNull, lt, notExists } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/store.ts";
 import { pruneLimitCounters } from "../limits/counter.ts";
+import { pruneWindowLog } from "../limits/sliding-window.ts";
 import type { Worker } from "../runtime.ts";
 import type { Services } from "../services.ts";
 import { dayMs } from "./dates.ts";
@@ -66,6 +67,7 @@ export async function pruneHistory(
     )
   ).length;
   await pruneLimitCounters(db, new Date(now.getTime() - limitWindowRetentionMs));
+  await pruneWindowLog(db, new Date(now.getTime() - limitWindowRetentionMs));
   return { events: eventCount, syncRuns: runs, cutoff: cutoff.toISOString() };
 }
 

@@ -29,6 +29,7 @@ export const copyOrder: TableName[] = [
   "deliveries",
   "deliveryAttempts",
   "rateLimitCounters",
+  "rateLimitLog",
   "mailOutbox",
   "instanceMeta",
 ];

@@ -14,9 +14,13 @@ import {
   endpointView,
   findEndpoint,
 } from "./endpoint-records.ts";
-import { parseEndpointUrl, validateEndpointUrl } from "./endpoint-url.ts";
+import { validateEndpointUrl } from "./endpoint-url.ts";
 import { parseEventTypeFilter, storeEventTypeFilter } from "./event-filter.ts";
-import { consumeRegistration } from "./limits.ts";
+import {
+  checkRegistrationBudgets,
+  consumeRegistration,
+  countRefusedRegistration,
+} from "./limits.ts";
 import { issueSigningSecret } from "./secrets.ts";
 
 /** Spec 2: at most 3 endpoints per account. */
@@ -62,9 +66,11 @@ function refuseOverCap(): never {
 
 /**
  * Registers a webhook endpoint: URL rules and SSRF guard, 3 per account, 10 registrations per
- * hour per account (counted once the URL's shape is acceptable, before it is resolved, so the
- * limit also bounds the DNS lookups an account can make us do). New endpoints are active but
- * unverified: they receive only test and verification sends until verified.
+ * hour per account. A URL refused by the rules (shape, scheme, port, private address, no
+ * resolution) does not use one of the 10: it is counted against its own budget of 30 refused
+ * attempts per hour, which also bounds the DNS lookups an account can make us do (issue 13).
+ * New endpoints are active but unverified: they receive only test and verification sends until
+ * verified.
  */
 export async function registerEndpoint(
   ctx: Pick<WebhookContext, "db" | "clock" | "config" | "masterKey" | "resolve">,
@@ -83,18 +89,25 @@ export async function registerEndpoint(
       .where(eq(serviceAccounts.id, serviceAccountId)),
   );
   if (!owner) throw new ApiError("not_found", `No service account ${serviceAccountId}.`);
-  const options = { allowPrivate: ctx.config.unsafeAllowPrivateTargets };
-  // Cheap shape checks first, so a typo costs neither the hourly budget nor a lookup.
-  parseEndpointUrl(parsed.data.url, options);
+  await checkRegistrationBudgets(db, clock, serviceAccountId);
   if ((await endpointCount(db, serviceAccountId)) >= maxEndpointsPerAccount) refuseOverCap();
-  await consumeRegistration(db, clock, serviceAccountId);
-  const url = await validateEndpointUrl(parsed.data.url, ctx.resolve, options);
+  const options = { allowPrivate: ctx.config.unsafeAllowPrivateTargets };
+  let url: URL;
+  try {
+    url = await validateEndpointUrl(parsed.data.url, ctx.resolve, options);
+  } catch (error) {
+    if (error instanceof ApiError && error.code === "invalid_url") {
+      await countRefusedRegistration(db, clock, serviceAccountId);
+    }
+    throw error;
+  }
 
   const id = newId();
   const secret = issueSigningSecret(ctx.masterKey, id);
   const [row] = await db.write(async (tx) => {
     // Re-counted inside the write transaction: two registrations racing cannot both pass.
     if ((await endpointCount(tx, serviceAccountId)) >= maxEndpointsPerAccount) refuseOverCap();
+    await consumeRegistration(tx, clock, serviceAccountId);
     const now = clock.now();
     return tx
       .insert(webhookEndpoints)

@@ -30,6 +30,7 @@ const expectedTables = [
   "deliveries",
   "delivery_attempts",
   "rate_limit_counters",
+  "rate_limit_log",
   "mail_outbox",
   "instance_meta",
 ];

@@ -6,6 +6,7 @@ import { tables } from "../support/tables.ts";
 
 const { deliveries, webhookEndpoints } = tables;
 
+import type { ApiError } from "../../src/http/errors.ts";
 import { silentLogger } from "../../src/log.ts";
 import { openServices } from "../../src/services.ts";
 import { getEndpoint, listEndpoints } from "../../src/webhooks/endpoint-records.ts";
@@ -143,6 +144,90 @@ describe("register (spec 2: signing secret shown once, only a hash stored)", () 
     await registerEndpoint(s.ctx, { serviceAccountId: s.accountId, url: receiver.url("/next") });
   });
 
+  test("registrations are counted over the last hour, not per clock hour (spec 8): 20 across an hour boundary, the second 10 refused until the oldest is an hour old", async () => {
+    const s = await setup();
+    s.clock.set("2026-01-15T09:59:55.000Z");
+    const outcomes: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const result = await registerEndpoint(s.ctx, {
+        serviceAccountId: s.accountId,
+        url: receiver.url(`/h${i}`),
+      }).catch((error: unknown) => error);
+      if ("endpoint" in (result as object)) {
+        await removeEndpoint(s.services.db, {
+          endpointId: (result as { endpoint: { id: string } }).endpoint.id,
+        });
+        outcomes.push(201);
+      } else outcomes.push((result as { status: number }).status);
+      s.clock.advance(1_000);
+    }
+    expect(outcomes).toEqual([...Array(10).fill(201), ...Array(10).fill(429)]);
+    s.clock.set("2026-01-15T10:59:55.000Z");
+    await registerEndpoint(s.ctx, { serviceAccountId: s.accountId, url: receiver.url("/later") });
+  });
+
+  test("a refused registration is not a registration (spec 8, issue 13): URLs refused for plain HTTP, a port, a private address or bad syntax leave all 10 registrations of the hour", async () => {
+    const resolve = async (host: string) =>
+      host === "internal.example.com" ? ["10.0.0.7"] : ["93.184.216.34"];
+    const s = await setup({ config: { unsafeAllowPrivateTargets: false }, resolve });
+    const refusedUrls = [
+      "http://hooks.example.com/h",
+      "https://hooks.example.com:8443/h",
+      "https://internal.example.com/h",
+      "https://[::1]/h",
+      "not a url",
+    ];
+    for (const url of [...refusedUrls, ...refusedUrls]) {
+      const error = await apiError(() =>
+        registerEndpoint(s.ctx, { serviceAccountId: s.accountId, url }),
+      );
+      expect(error.code).toBe("invalid_url");
+    }
+    for (let i = 0; i < 10; i++) {
+      const { endpoint } = await registerEndpoint(s.ctx, {
+        serviceAccountId: s.accountId,
+        url: `https://hooks.example.com/ok${i}`,
+      });
+      await removeEndpoint(s.services.db, { endpointId: endpoint.id });
+    }
+    const error = await apiError(() =>
+      registerEndpoint(s.ctx, {
+        serviceAccountId: s.accountId,
+        url: "https://hooks.example.com/x",
+      }),
+    );
+    expect(error.status).toBe(429);
+    expect(error.message).toContain("at most 10 per hour");
+  });
+
+  test("refused URLs have their own budget of 30 per hour (issue 13): the 31st attempt answers 429 without a DNS lookup, until the oldest refusal is an hour old", async () => {
+    const looked: string[] = [];
+    const resolve = async (host: string) => {
+      looked.push(host);
+      return ["10.0.0.7"];
+    };
+    const s = await setup({ config: { unsafeAllowPrivateTargets: false }, resolve });
+    const attempt = (i: number) =>
+      apiError(() =>
+        registerEndpoint(s.ctx, {
+          serviceAccountId: s.accountId,
+          url: `https://n${i}.example.com/`,
+        }),
+      );
+    for (let i = 0; i < 30; i++) {
+      expect((await attempt(i)).code).toBe("invalid_url");
+      s.clock.advance(1_000);
+    }
+    expect(looked).toHaveLength(30);
+    const throttled = await attempt(30);
+    expect(throttled.status).toBe(429);
+    expect(throttled.message).toContain("at most 30 per hour");
+    expect(Number(throttled.headers["Retry-After"])).toBe(3_600 - 30);
+    expect(looked).toHaveLength(30);
+    s.clock.advance((3_600 - 30) * 1_000);
+    expect((await attempt(31)).code).toBe("invalid_url");
+  });
+
   test("a malformed URL costs nothing from the hourly budget", async () => {
     const s = await setup();
     for (let i = 0; i < 12; i++) {
@@ -192,6 +277,33 @@ describe("test send (spec 3 'portal: Test')", () => {
     expect(result.responseTimeMs).toBeGreaterThanOrEqual(0);
     const body = JSON.parse(receiver.requests[before]?.body ?? "{}");
     expect(body).toMatchObject({ type: "webhook.test", data: { endpoint_id: endpoint.id } });
+  });
+
+  test("test sends are counted over the last minute, not per clock minute (spec 8): 20 within seconds across a minute boundary, the second 10 refused with the time of the next allowed send", async () => {
+    const s = await setup();
+    const { endpoint } = await registerEndpoint(s.ctx, {
+      serviceAccountId: s.accountId,
+      url: receiver.url("/w"),
+    });
+    s.clock.set("2026-01-15T09:00:57.000Z");
+    const outcomes: number[] = [];
+    let lastError: ApiError | undefined;
+    for (let i = 0; i < 20; i++) {
+      try {
+        await testEndpoint(s.ctx, { endpointId: endpoint.id });
+        outcomes.push(200);
+      } catch (error) {
+        lastError = error as ApiError;
+        outcomes.push(lastError.status);
+      }
+      s.clock.advance(250);
+    }
+    expect(outcomes).toEqual([...Array(10).fill(200), ...Array(10).fill(429)]);
+    // Last refusal at 09:01:01.750; the first send (09:00:57.000) leaves the window at 09:01:57.
+    expect(lastError?.message).toContain("at 2026-01-15T09:01:57.000Z");
+    expect(lastError?.headers["Retry-After"]).toBe("56");
+    s.clock.set("2026-01-15T09:01:57.000Z");
+    expect((await testEndpoint(s.ctx, { endpointId: endpoint.id })).ok).toBe(true);
   });
 
   test("a failed test is reported, not retried, and not counted in the failure streak", async () => {

@@ -396,6 +396,20 @@ export const rateLimitCounters = pgTable(
   (t) => [primaryKey({ columns: [t.key, t.windowStart] })],
 );
 
+/**
+ * Sliding-window limits (spec 8, src/limits/sliding-window.ts): one row per counted action, kept
+ * while it is inside its window; refused actions leave no row.
+ */
+export const rateLimitLog = pgTable(
+  "rate_limit_log",
+  {
+    id: text("id").primaryKey(),
+    key: text("key").notNull(),
+    at: ms("at").notNull(),
+  },
+  (t) => [index("rate_limit_log_key_at_idx").on(t.key, t.at)],
+);
+
 /** Every e-mail the service means to send; kept even without SMTP so operators can read it. */
 export const mailOutbox = pgTable(
   "mail_outbox",
