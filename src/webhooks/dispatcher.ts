@@ -1,17 +1,17 @@
-// The delivery dispatcher (DESIGN.md "Delivery is at-least-once and durable"): claims due
-// deliveries with a lease, ahead of the sender (send-slots.ts), sends them under a global and a
-// per-endpoint concurrency cap, and records finished attempts in batches. A finished send frees
-// its slot at once and the next claimed delivery starts without waiting for the database; the
-// outcome is recorded in the next turn, together with its batch. It wakes at once when this process commits deliveries
-// (outbox signal) and ticks every second (croner) for due retries and for events written by
-// other processes.
+// The delivery dispatcher (DESIGN.md "Delivery is at-least-once and durable") wires four parts,
+// each in a file of its own: claiming (delivery-claims.ts, with a lease, ahead of the sender
+// into send-slots.ts), sending (send-attempt.ts, under a global and a per-endpoint cap),
+// recording (outcome-recorder.ts, a batch per turn) and scheduling (delivery-turns.ts). A
+// finished send frees its slot at once and the next claimed delivery starts without waiting for
+// the database; its outcome is recorded in the next turn. It wakes at once when this process
+// commits deliveries (outbox signal) and ticks every second (croner) for due retries and for
+// events written by other processes.
 //
 // Stop: claiming ends at once; sends already under way get a grace period to finish and be
 // recorded; any still running after it are abandoned and their leases released (the row is
 // due again immediately), so the next start re-sends them at once instead of waiting for the
 // lease to run out. A crash (kill -9) releases nothing: those rows wait for their lease.
 import { Cron } from "croner";
-import { and, eq, inArray } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
 import type { MasterKey } from "../crypto/master-key.ts";
 import type { Db } from "../db/store.ts";
@@ -19,15 +19,14 @@ import type { Logger } from "../log.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import type { Worker } from "../runtime.ts";
 import { type ClaimedDelivery, claimDueDeliveries } from "./delivery-claims.ts";
-import {
-  type AttemptOutcome,
-  type BatchDispositions,
-  recordOutcomes,
-} from "./delivery-outcomes.ts";
+import type { AttemptOutcome } from "./delivery-outcomes.ts";
+import { createTurns } from "./delivery-turns.ts";
+import { releaseLeases } from "./lease-release.ts";
 import type { OutboxSignal } from "./outbox-signal.ts";
-import { deriveSigningSecret } from "./secrets.ts";
+import { recordFinishedAttempts } from "./outcome-recorder.ts";
+import { sendAttempt } from "./send-attempt.ts";
 import { createSendSlots } from "./send-slots.ts";
-import { deliveryTimeoutMs, type Sender, type SendResult } from "./sender.ts";
+import { deliveryTimeoutMs, type Sender } from "./sender.ts";
 
 /** Longer than the 10 s exchange plus recording, so a live send is never re-claimed. */
 export const deliveryLeaseMs = 20_000;
@@ -77,22 +76,20 @@ export interface Dispatcher extends Worker {
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const { db, clock, log, sender } = options;
   const leaseMs = options.leaseMs ?? deliveryLeaseMs;
-  const batchDelayMs = options.batchDelayMs ?? defaultBatchDelayMs;
   const slots = createSendSlots({
     concurrency: options.concurrency,
     endpointConcurrency: options.endpointConcurrency,
   });
   /** Sends under way; one missing here when its send ends was abandoned at stop. */
   const running = new Map<string, ClaimedDelivery>();
+  /** Attempts that ended, recorded in the next turn. */
   let finished: AttemptOutcome[] = [];
-  let workScheduled = false;
-  /** Turns of work run one at a time: the one running, then at most one more. */
-  let turn: Promise<void> = Promise.resolve();
   let stopping = false;
   let attempts = 0;
   let idleWaiters: (() => void)[] = [];
   let unsubscribe: (() => void) | undefined;
   let cron: Cron | undefined;
+  const recorder = { db, clock, log, metrics: options.metrics, onMailQueued: options.onMailQueued };
 
   const busy = () => slots.sending > 0 || slots.waiting > 0 || finished.length > 0;
   const notifyIdle = () => {
@@ -104,8 +101,15 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const idle = () =>
     busy() ? new Promise<void>((resolve) => idleWaiters.push(resolve)) : Promise.resolve();
 
-  /** Claims as many due deliveries as there is room for and starts sending them. */
-  async function pump(): Promise<number> {
+  /** Recording: what finished since the last turn, in one batch. */
+  function flush(): Promise<void> {
+    const batch = finished;
+    finished = [];
+    return recordFinishedAttempts(recorder, batch);
+  }
+
+  /** Claiming: as many due deliveries as the slots have room for, then start what can start. */
+  async function claim(): Promise<number> {
     if (stopping) return 0;
     const room = slots.claimRoom();
     if (room <= 0) return 0;
@@ -126,7 +130,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
     // Stopping began while the claim was written: release at once instead of sending.
     if (stopping) {
-      await releaseLeases(claimed);
+      await releaseLeases(recorder, claimed);
       return 0;
     }
     slots.enqueue(claimed);
@@ -134,7 +138,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return claimed.length;
   }
 
-  /** Starts queued deliveries while there are free send slots. */
+  /** Sending: queued deliveries start while there are free send slots. */
   function startQueued(): void {
     for (let next = slots.startNext(); next; next = slots.startNext()) launch(next);
   }
@@ -142,143 +146,38 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   function launch(delivery: ClaimedDelivery): void {
     attempts++;
     running.set(delivery.id, delivery);
-    // The secret is derived per attempt from the current salt: a rotation applies to the very
-    // next attempt, retries included (spec 3).
-    const secret = deriveSigningSecret(options.masterKey, delivery.endpointId, delivery.secretSalt);
-    void sender
-      .send({ url: delivery.url, eventId: delivery.eventId, body: delivery.body, secret })
-      .catch(
-        (error: unknown): SendResult => ({
-          startedAt: clock.now(),
-          durationMs: 0,
-          ok: false,
-          statusCode: null,
-          errorClass: "connect",
-          errorMessage: error instanceof Error ? error.message : String(error),
-        }),
-      )
-      .then((result) => {
-        // Abandoned at stop: its lease was released; nothing is recorded for it.
-        if (!running.delete(delivery.id)) return;
-        slots.finished(delivery);
-        finished.push({ delivery, result });
-        startQueued();
-        schedule();
-      });
-  }
-
-  function observe(dispositions: BatchDispositions): void {
-    const { metrics } = options;
-    if (!metrics) return;
-    metrics.deliveryFinished("succeeded", dispositions.succeeded);
-    metrics.deliveryFinished("retry_scheduled", dispositions.retryScheduled);
-    metrics.deliveryFinished("dropped", dispositions.dropped);
-  }
-
-  async function flush(): Promise<void> {
-    const batch = finished;
-    finished = [];
-    if (batch.length === 0) return;
-    // Attempts are counted even if recording them fails below: they did reach the network.
-    for (const { result } of batch) options.metrics?.deliveryAttempt(result);
-    try {
-      const { disabled, dispositions } = await recordOutcomes(db, clock, batch);
-      observe(dispositions);
-      for (const endpoint of disabled) {
-        options.metrics?.endpointDisabled();
-        log.warn("webhook endpoint disabled", {
-          endpointId: endpoint.endpointId,
-          serviceAccountId: endpoint.serviceAccountId,
-          reason: endpoint.reason,
-        });
-      }
-      if (disabled.length > 0) options.onMailQueued?.();
-      for (const { delivery, result } of batch) {
-        if (result.ok) continue;
-        log.debug("delivery attempt failed", {
-          deliveryId: delivery.id,
-          endpointId: delivery.endpointId,
-          attempt: delivery.attemptCount + 1,
-          statusCode: result.statusCode,
-          errorClass: result.errorClass,
-        });
-      }
-    } catch (error) {
-      // Not recorded: the leases run out and the deliveries are sent again (at-least-once).
-      log.error("recording delivery attempts failed", { error, attempts: batch.length });
-    }
-  }
-
-  /**
-   * One turn of work: record what finished, then claim into the freed slots. Turns are
-   * coalesced over `batchDelayMs`, so a burst of completions or of new events costs one
-   * transaction each way instead of one per delivery (DESIGN.md: batch hot-path writes), and
-   * they run one after another: a turn waiting for the database delays the next, never
-   * overlaps it.
-   */
-  function runTurn<T>(work: () => Promise<T>): Promise<T> {
-    const result = turn.then(work);
-    turn = result.then(
-      () => undefined,
-      () => undefined,
-    );
-    return result;
-  }
-
-  function work(): Promise<void> {
-    workScheduled = false;
-    return runTurn(async () => {
-      await flush();
-      await pump();
-      notifyIdle();
+    void sendAttempt({ sender, masterKey: options.masterKey, clock }, delivery).then((result) => {
+      // Abandoned at stop: its lease was released; nothing is recorded for it.
+      if (!running.delete(delivery.id)) return;
+      slots.finished(delivery);
+      finished.push({ delivery, result });
+      startQueued();
+      turns.wake();
     });
   }
 
-  function schedule(): void {
-    if (workScheduled) return;
-    workScheduled = true;
-    setTimeout(work, batchDelayMs);
-  }
-
-  async function releaseLeases(abandoned: ClaimedDelivery[]): Promise<void> {
-    if (abandoned.length === 0) return;
-    const { deliveries } = db.t;
-    try {
-      await db.write((tx) =>
-        tx
-          .update(deliveries)
-          .set({ nextAttemptAt: clock.now(), leaseExpiresAt: null })
-          .where(
-            and(
-              inArray(
-                deliveries.id,
-                abandoned.map((d) => d.id),
-              ),
-              eq(deliveries.status, "pending"),
-            ),
-          ),
-      );
-    } catch (error) {
-      log.error("releasing delivery leases failed; they expire on their own", { error });
-    }
-  }
+  const turns = createTurns(async () => {
+    await flush();
+    await claim();
+    notifyIdle();
+  }, options.batchDelayMs ?? defaultBatchDelayMs);
 
   return {
     name: "webhook-dispatcher",
     start() {
-      unsubscribe = options.outbox?.subscribe(schedule);
+      unsubscribe = options.outbox?.subscribe(turns.wake);
       if (options.schedule !== false) {
-        cron = new Cron("* * * * * *", { protect: true }, schedule);
+        cron = new Cron("* * * * * *", { protect: true }, turns.wake);
       }
-      schedule();
+      turns.wake();
     },
-    wake: schedule,
+    wake: turns.wake,
     async runDue() {
       const before = attempts;
       for (;;) {
-        const claimed = await runTurn(pump);
+        const claimed = await turns.run(claim);
         await idle();
-        await turn;
+        await turns.settled();
         if (claimed === 0 && !busy()) return attempts - before;
       }
     },
@@ -288,8 +187,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       unsubscribe?.();
       cron?.stop();
       // Claimed but never started: due again at once, for the next start.
-      const unsent = slots.drainQueue();
-      await releaseLeases(unsent);
+      await releaseLeases(recorder, slots.drainQueue());
       const grace = Math.min(options.stopGraceMs ?? stopGraceMs, deliveryTimeoutMs);
       let timer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([
@@ -299,11 +197,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         }),
       ]);
       clearTimeout(timer);
-      await runTurn(flush);
+      await turns.run(flush);
       const abandoned = [...running.values()];
       running.clear();
       for (const delivery of abandoned) slots.finished(delivery);
-      await releaseLeases(abandoned);
+      await releaseLeases(recorder, abandoned);
       notifyIdle();
       if (abandoned.length > 0)
         log.info("released unfinished deliveries for the next start", {
