@@ -6,6 +6,7 @@
 // pending and due, so the write lock is held only for the claim itself.
 import { and, asc, eq, inArray, lte, notInArray, sql } from "drizzle-orm";
 import type { Db } from "../db/store.ts";
+import { newId } from "../ids.ts";
 import { cancelPendingDeliveries } from "./endpoint-state.ts";
 export interface ClaimedDelivery {
   id: string;
@@ -17,6 +18,12 @@ export interface ClaimedDelivery {
   body: string;
   url: string;
   secretSalt: string;
+  /**
+   * The claim's token (fencing): an outcome is recorded, and a lease released, only while the
+   * row still carries it, so a dispatcher that stalled past its lease cannot overwrite the
+   * attempt of the one that took the row over.
+   */
+  claimToken: string;
 }
 
 export interface ClaimRequest {
@@ -62,11 +69,16 @@ export async function claimDueDeliveries(
     picked.push(candidate.id);
   }
   if (picked.length === 0) return [];
+  const claimToken = newId();
   return db.write(
     async (tx) => {
       const claimed = await tx
         .update(deliveries)
-        .set({ nextAttemptAt: request.leaseUntil, leaseExpiresAt: request.leaseUntil })
+        .set({
+          nextAttemptAt: request.leaseUntil,
+          leaseExpiresAt: request.leaseUntil,
+          claimToken,
+        })
         .where(
           and(
             inArray(deliveries.id, picked),
@@ -88,6 +100,7 @@ export async function claimDueDeliveries(
           body: events.body,
           url: webhookEndpoints.url,
           secretSalt: webhookEndpoints.secretSalt,
+          claimToken: deliveries.claimToken,
           serviceAccountId: webhookEndpoints.serviceAccountId,
           endpointStatus: webhookEndpoints.status,
           verifiedAt: webhookEndpoints.verifiedAt,
@@ -108,7 +121,7 @@ export async function claimDueDeliveries(
       const sendable: ClaimedDelivery[] = [];
       for (const { endpointStatus, verifiedAt, ...delivery } of rows) {
         if (endpointStatus !== "active" || verifiedAt === null) ineligible.add(delivery.endpointId);
-        else sendable.push(delivery);
+        else sendable.push({ ...delivery, claimToken });
       }
       for (const endpointId of ineligible) {
         await cancelPendingDeliveries(tx, endpointId, now, "endpoint is not active and verified");

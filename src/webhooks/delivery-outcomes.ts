@@ -29,6 +29,8 @@ export interface BatchDispositions {
 export interface RecordedBatch {
   disabled: DisabledEndpoint[];
   dispositions: BatchDispositions;
+  /** Outcomes not recorded: their delivery was removed, or claimed again after the lease ran out. */
+  superseded: number;
 }
 
 export interface DisabledEndpoint {
@@ -124,19 +126,29 @@ async function recordBatch(
   const { deliveries, deliveryAttempts } = tx.t;
   const dispositions: BatchDispositions = { succeeded: 0, retryScheduled: 0, dropped: 0 };
   const completedAt = clock.now();
-  // A delivery removed meanwhile (its endpoint was removed) has nothing left to update and no
-  // attempt to keep: successes learn it from their UPDATE, failures from one query.
-  const existing = new Set<string>();
-  // Successes in one UPDATE per status code (usually one): attempt_count moves by one, as the
-  // claim left it (a row is claimed by one dispatcher at a time).
-  const succeededBy = new Map<number | null, string[]>();
+  // Only outcomes whose claim still holds the row are recorded (fencing: a dispatcher that
+  // stalled past its lease cannot overwrite the attempt of the one that took the row over); a
+  // delivery removed meanwhile (its endpoint was removed) has nothing left to update either.
+  // Successes learn it from their UPDATE, failures from one query.
+  const current = new Set<string>();
+  // Successes in one UPDATE per status code and claim (usually one): attempt_count moves by one,
+  // as the claim left it (the claim token guarantees no other attempt was recorded since).
+  const succeededBy = new Map<
+    string,
+    { statusCode: number | null; token: string; ids: string[] }
+  >();
   for (const { delivery, result } of outcomes) {
     if (!result.ok) continue;
-    const ids = succeededBy.get(result.statusCode) ?? [];
-    ids.push(delivery.id);
-    succeededBy.set(result.statusCode, ids);
+    const group = `${result.statusCode} ${delivery.claimToken}`;
+    const entry = succeededBy.get(group) ?? {
+      statusCode: result.statusCode,
+      token: delivery.claimToken,
+      ids: [],
+    };
+    entry.ids.push(delivery.id);
+    succeededBy.set(group, entry);
   }
-  for (const [statusCode, ids] of succeededBy) {
+  for (const { statusCode, token, ids } of succeededBy.values()) {
     const updated = await tx
       .update(deliveries)
       .set({
@@ -148,21 +160,30 @@ async function recordBatch(
         lastError: null,
         completedAt,
       })
-      .where(inArray(deliveries.id, ids))
+      .where(and(inArray(deliveries.id, ids), eq(deliveries.claimToken, token)))
       .returning({ id: deliveries.id });
-    for (const { id } of updated) existing.add(id);
+    for (const { id } of updated) current.add(id);
     dispositions.succeeded += updated.length;
   }
-  const failedIds = outcomes.filter((o) => !o.result.ok).map((o) => o.delivery.id);
-  if (failedIds.length > 0) {
+  const failed = outcomes.filter((o) => !o.result.ok);
+  if (failed.length > 0) {
     const found = await tx
-      .select({ id: deliveries.id })
+      .select({ id: deliveries.id, claimToken: deliveries.claimToken })
       .from(deliveries)
-      .where(inArray(deliveries.id, failedIds));
-    for (const { id } of found) existing.add(id);
+      .where(
+        inArray(
+          deliveries.id,
+          failed.map((o) => o.delivery.id),
+        ),
+      );
+    const tokens = new Map(found.map((row) => [row.id, row.claimToken]));
+    for (const { delivery } of failed) {
+      if (tokens.get(delivery.id) === delivery.claimToken) current.add(delivery.id);
+    }
   }
-  const live = outcomes.filter((o) => existing.has(o.delivery.id));
-  if (live.length === 0) return { disabled: [], dispositions };
+  const live = outcomes.filter((o) => current.has(o.delivery.id));
+  const superseded = outcomes.length - live.length;
+  if (live.length === 0) return { disabled: [], dispositions, superseded };
   await tx.insert(deliveryAttempts).values(
     live.map(({ delivery, result }) => ({
       id: newId(),
@@ -181,7 +202,11 @@ async function recordBatch(
     const attemptNumber = delivery.attemptCount + 1;
     const retryAt = nextRetryAt(attemptNumber, result.startedAt);
     // A delivery cancelled meanwhile (endpoint paused or disabled) stays cancelled.
-    const stillPending = and(eq(deliveries.id, delivery.id), eq(deliveries.status, "pending"));
+    const stillPending = and(
+      eq(deliveries.id, delivery.id),
+      eq(deliveries.status, "pending"),
+      eq(deliveries.claimToken, delivery.claimToken),
+    );
     const changed = await tx
       .update(deliveries)
       .set(
@@ -208,7 +233,7 @@ async function recordBatch(
     if (retryAt) dispositions.retryScheduled += changed.length;
     else dispositions.dropped += changed.length;
   }
-  return { disabled: await updateStreaks(tx, clock, live), dispositions };
+  return { disabled: await updateStreaks(tx, clock, live), dispositions, superseded };
 }
 
 /**
@@ -221,6 +246,10 @@ export async function recordOutcomes(
   outcomes: AttemptOutcome[],
 ): Promise<RecordedBatch> {
   if (outcomes.length === 0)
-    return { disabled: [], dispositions: { succeeded: 0, retryScheduled: 0, dropped: 0 } };
+    return {
+      disabled: [],
+      dispositions: { succeeded: 0, retryScheduled: 0, dropped: 0 },
+      superseded: 0,
+    };
   return db.write((tx) => recordBatch(tx, clock, outcomes));
 }

@@ -14,21 +14,26 @@ export async function releaseLeases(
   if (released.length === 0) return;
   const { db, clock } = deps;
   const { deliveries } = db.t;
+  // By claim: a row claimed again since (its lease ran out) is not ours to give back.
+  const byClaim = new Map<string, string[]>();
+  for (const delivery of released) {
+    byClaim.set(delivery.claimToken, [...(byClaim.get(delivery.claimToken) ?? []), delivery.id]);
+  }
   try {
-    await db.write((tx) =>
-      tx
-        .update(deliveries)
-        .set({ nextAttemptAt: clock.now(), leaseExpiresAt: null })
-        .where(
-          and(
-            inArray(
-              deliveries.id,
-              released.map((d) => d.id),
+    await db.write(async (tx) => {
+      for (const [token, ids] of byClaim) {
+        await tx
+          .update(deliveries)
+          .set({ nextAttemptAt: clock.now(), leaseExpiresAt: null })
+          .where(
+            and(
+              inArray(deliveries.id, ids),
+              eq(deliveries.status, "pending"),
+              eq(deliveries.claimToken, token),
             ),
-            eq(deliveries.status, "pending"),
-          ),
-        ),
-    );
+          );
+      }
+    });
   } catch (error) {
     deps.log.error("releasing delivery leases failed; they expire on their own", { error });
   }

@@ -25,7 +25,12 @@ export async function recordFinishedAttempts(
   const { log, metrics } = deps;
   for (const { result } of batch) metrics?.deliveryAttempt(result);
   try {
-    const { disabled, dispositions } = await recordOutcomes(deps.db, deps.clock, batch);
+    const { disabled, dispositions, superseded } = await recordOutcomes(deps.db, deps.clock, batch);
+    if (superseded > 0) {
+      log.info("late delivery outcomes not recorded: removed, or claimed again after the lease", {
+        attempts: superseded,
+      });
+    }
     metrics?.deliveryFinished("succeeded", dispositions.succeeded);
     metrics?.deliveryFinished("retry_scheduled", dispositions.retryScheduled);
     metrics?.deliveryFinished("dropped", dispositions.dropped);

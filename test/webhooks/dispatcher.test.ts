@@ -452,6 +452,35 @@ describe("durability (DESIGN.md: claimed with a lease, at-least-once)", () => {
     expect(await dispatcher(s).runDue()).toBe(1);
   });
 
+  test("fencing: a dispatcher that stalled past its lease cannot record over the attempt of the one that took the delivery over", async () => {
+    let releaseFirst: (() => void) | undefined;
+    let calls = 0;
+    const r = await receiver(() => {
+      calls++;
+      if (calls > 1) return new Response(null, { status: 200 });
+      // The first attempt hangs until the test lets it answer 500, after the takeover.
+      return new Promise<Response>((resolve) => {
+        releaseFirst = () => resolve(new Response(null, { status: 500 }));
+      });
+    });
+    const s = await setup();
+    await registerVerified(s, r);
+    const before = r.requests.length;
+    const stalled = dispatcher(s, { timeoutMs: 60_000 });
+    const [eventId] = await raise(s);
+    const stalledRun = stalled.runDue();
+    await r.waitFor(before + 1);
+    s.clock.advance(deliveryLeaseMs + 1);
+    const takeover = dispatcher(s);
+    expect(await takeover.runDue()).toBe(1);
+    releaseFirst?.();
+    await stalledRun;
+    const [delivery] = await listDeliveries(s.services.db, { eventId: eventId as string });
+    // Only the takeover's attempt is stored; the stalled 500 neither counts nor schedules a retry.
+    expect(delivery).toMatchObject({ status: "succeeded", attemptCount: 1 });
+    expect(delivery?.attempts.map((a) => a.statusCode)).toEqual([200]);
+  });
+
   test("stop also releases deliveries claimed ahead of the sender that never started", async () => {
     const r = await receiver(neverAnswer);
     const s = await setup();

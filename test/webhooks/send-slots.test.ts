@@ -16,6 +16,7 @@ function delivery(endpointId: string): ClaimedDelivery {
     body: "{}",
     url: "https://example.com/h",
     secretSalt: "salt",
+    claimToken: "claim",
   };
 }
 

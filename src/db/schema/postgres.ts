@@ -351,6 +351,8 @@ export const deliveries = pgTable(
     attemptCount: integer("attempt_count").notNull().default(0),
     nextAttemptAt: ms("next_attempt_at"),
     leaseExpiresAt: ms("lease_expires_at"),
+    /** The claim that holds the lease (fencing: only its outcome is recorded). */
+    claimToken: text("claim_token"),
     /** A resend asked for by the owner or operator (issue 18), not raised by the data. */
     manual: flag("manual").notNull().default(false),
     lastStatusCode: integer("last_status_code"),

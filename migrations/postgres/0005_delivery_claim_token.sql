@@ -1,0 +1,1 @@
+ALTER TABLE "deliveries" ADD COLUMN "claim_token" text COLLATE "C";
