@@ -6,8 +6,11 @@ import { tables } from "../support/tables.ts";
 
 const { deliveries, deliveryAttempts, mailOutbox, webhookEndpoints } = tables;
 
+import { openDatabase } from "../../src/db/open.ts";
 import { createLogger, silentLogger } from "../../src/log.ts";
+import { type ClaimedDelivery, claimDueDeliveries } from "../../src/webhooks/delivery-claims.ts";
 import { listDeliveries } from "../../src/webhooks/delivery-log.ts";
+import { type AttemptOutcome, recordOutcomes } from "../../src/webhooks/delivery-outcomes.ts";
 import {
   createDispatcher,
   type Dispatcher,
@@ -283,6 +286,48 @@ describe("failure streak and disabling (spec 3, 6: at 20 in a row disabled, one 
       expect((await endpointRow(s, endpoint.id))?.failureCount).toBe(i + 1);
     }
     expect(redirect.requests.map((r) => r.path)).toEqual(["/moved"]);
+  });
+});
+
+describe("the failure streak across instances (issue 16)", () => {
+  test("attempts finishing on two instances at the same moment: the streak counts every failure and disables at exactly 20, once", async () => {
+    const s = await setup();
+    const failing = await receiver(() => new Response(null, { status: 500 }));
+    const { endpoint } = await registerVerified(s, failing);
+    await raise(s, 20);
+    const now = s.clock.now();
+    const claimed = await claimDueDeliveries(s.services.db, {
+      now,
+      leaseUntil: new Date(now.getTime() + deliveryLeaseMs),
+      limit: 20,
+      endpointRoom: () => 20,
+      fullEndpoints: [],
+    });
+    expect(claimed).toHaveLength(20);
+    const failed = (delivery: ClaimedDelivery): AttemptOutcome => ({
+      delivery,
+      result: {
+        startedAt: now,
+        durationMs: 3,
+        ok: false,
+        statusCode: 500,
+        errorClass: "http_status",
+        errorMessage: "HTTP 500",
+      },
+    });
+    // A second store on the same data: another instance (or process) of the service.
+    const other = openDatabase(s.services.config);
+    cleanups.push(() => other.close());
+    const halves = [claimed.slice(0, 10), claimed.slice(10)];
+    const recorded = await Promise.all([
+      recordOutcomes(s.services.db, s.clock, (halves[0] ?? []).map(failed)),
+      recordOutcomes(other.db, s.clock, (halves[1] ?? []).map(failed)),
+    ]);
+    expect(recorded.flatMap((r) => r.disabled).map((d) => d.endpointId)).toEqual([endpoint.id]);
+    const row = await endpointRow(s, endpoint.id);
+    expect(row).toMatchObject({ status: "disabled", failureCount: 20 });
+    const notices = await s.services.db.select().from(mailOutbox);
+    expect(notices).toHaveLength(1);
   });
 });
 
