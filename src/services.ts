@@ -9,6 +9,7 @@ import { type AnyDatabase, type Db, openDatabase } from "./db/open.ts";
 import type { PostgresOptions } from "./db/postgres-store.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { createMetrics, type Metrics } from "./metrics/metrics.ts";
+import { createPostgresOutboxRelay } from "./webhooks/outbox-relay.ts";
 import { createOutboxSignal, type OutboxSignal } from "./webhooks/outbox-signal.ts";
 
 export interface Services {
@@ -65,7 +66,15 @@ export async function openServices(
       clock,
       log,
       masterKey,
-      outbox: createOutboxSignal(),
+      outbox:
+        database.engine === "postgres"
+          ? createOutboxSignal(
+              createPostgresOutboxRelay(database, (error) =>
+                log.warn("telling other instances about new deliveries failed", { error }),
+              ),
+              (error) => log.warn("hearing other instances' new deliveries failed", { error }),
+            )
+          : createOutboxSignal(),
       metrics: createMetrics({ database, clock }),
     };
   } catch (error) {
