@@ -6,6 +6,7 @@ import { Cron } from "croner";
 import { and, eq, inArray, isNotNull, lt, notExists } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/store.ts";
+import { claimScheduledRun, halfInterval } from "../jobs/scheduled-runs.ts";
 import { pruneLimitCounters } from "../limits/counter.ts";
 import { pruneWindowLog } from "../limits/sliding-window.ts";
 import type { Worker } from "../runtime.ts";
@@ -74,9 +75,12 @@ export async function pruneHistory(
 /** The daily retention job as a background worker of `svc serve`. */
 export function startRetentionWorker(services: Services, schedule = retentionSchedule): Worker {
   let running: Promise<void> = Promise.resolve();
-  const job = new Cron(schedule, { protect: true }, () => {
+  const job: Cron = new Cron(schedule, { protect: true }, () => {
     running = (async () => {
       try {
+        // Once per tick across every instance sharing the database.
+        const now = services.clock.now();
+        if (!(await claimScheduledRun(services.db, "retention", now, halfInterval(job)))) return;
         const result = await pruneHistory(
           services.db,
           services.clock,

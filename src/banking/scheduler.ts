@@ -3,6 +3,7 @@
 // applies, and the sync lease keeps a connection from syncing twice at once even when the CLI
 // syncs it meanwhile.
 import { Cron } from "croner";
+import { claimScheduledRun, halfInterval } from "../jobs/scheduled-runs.ts";
 import type { Worker } from "../runtime.ts";
 import type { Services } from "../services.ts";
 import type { ProviderRegistry } from "./provider.ts";
@@ -32,8 +33,13 @@ export async function runScheduledSync(
 export function startSyncScheduler(services: Services, providers?: ProviderRegistry): Worker {
   let running: Promise<void> = Promise.resolve();
   // protect: a pass still running when the next tick comes is not overlapped.
-  const job = new Cron(services.config.syncSchedule, { protect: true }, () => {
-    running = runScheduledSync(services, providers).catch((error) => {
+  const job: Cron = new Cron(services.config.syncSchedule, { protect: true }, () => {
+    running = (async () => {
+      // Once per tick across every instance sharing the database.
+      const now = services.clock.now();
+      if (!(await claimScheduledRun(services.db, "sync", now, halfInterval(job)))) return;
+      await runScheduledSync(services, providers);
+    })().catch((error) => {
       services.log.error("scheduled sync pass failed", { error });
     });
     return running;

@@ -30,6 +30,7 @@ export const copyOrder: TableName[] = [
   "deliveryAttempts",
   "rateLimitCounters",
   "rateLimitLog",
+  "scheduledRuns",
   "mailOutbox",
   "instanceMeta",
 ];

@@ -402,6 +402,16 @@ export const rateLimitLog = sqliteTable(
   (t) => [index("rate_limit_log_key_at_idx").on(t.key, t.at)],
 );
 
+/**
+ * When each scheduled job last ran, for the whole cluster: an instance runs a tick only if it
+ * moves `last_run_at` itself (src/jobs/scheduled-runs.ts), so a tick runs once however many
+ * instances share the database.
+ */
+export const scheduledRuns = sqliteTable("scheduled_runs", {
+  name: text("name").primaryKey(),
+  lastRunAt: ms("last_run_at").notNull(),
+});
+
 /** Every e-mail the service means to send; kept even without SMTP so operators can read it. */
 export const mailOutbox = sqliteTable(
   "mail_outbox",
