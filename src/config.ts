@@ -145,6 +145,15 @@ const keySpecs = {
     flag: "host",
   },
   port: { schema: integerText(0, 65535), help: "port to listen on", env: "SVC_PORT", flag: "port" },
+  workers: {
+    schema: z.preprocess(
+      (value) => (value === "auto" ? navigator.hardwareConcurrency : value),
+      integerText(1, 256),
+    ),
+    help: "serving processes sharing the port (auto = one per core); a supervisor restarts any that dies",
+    env: "SVC_WORKERS",
+    flag: "workers",
+  },
   dataDir: {
     schema: pathText,
     help: "directory of the database, master key and svc.json",
@@ -269,6 +278,8 @@ export interface Config {
   baseUrl: string;
   host: string;
   port: number;
+  /** Processes `svc serve` runs, sharing the listening port (`reusePort`). */
+  workers: number;
   /** Absolute path of the data directory (database, master key, config file). */
   dataDir: string;
   /** PostgreSQL URL; unset, the embedded SQLite database in the data dir is used. Secret. */
@@ -308,6 +319,7 @@ export interface Config {
 const defaults = {
   host: "127.0.0.1",
   port: 8080,
+  workers: 1,
   dataDir: "./data",
   databasePoolSize: 10,
   unsafeAllowPrivateTargets: false,

@@ -15,16 +15,21 @@ export async function ensureFirstOperator(
   clock: Clock,
   options: { email?: string; password?: string } = {},
 ): Promise<CreatedAccount | undefined> {
-  const { users } = db.t;
-  const existing = await first(
-    db.select({ id: users.id }).from(users).where(eq(users.isOperator, true)).limit(1),
-  );
-  if (existing) return undefined;
-  return createServiceAccount(db, clock, {
-    email: options.email ?? defaultOperatorEmail,
-    name: "Operators",
-    isOperator: true,
-    status: "active",
-    ...(options.password !== undefined ? { password: options.password } : {}),
+  // One transaction: instances starting together on an empty database create one operator
+  // (SQLite's write lock serialises them; on PostgreSQL the loser's SERIALIZABLE transaction
+  // fails, is retried, and finds the winner's operator).
+  return db.write(async (tx) => {
+    const { users } = tx.t;
+    const existing = await first(
+      tx.select({ id: users.id }).from(users).where(eq(users.isOperator, true)).limit(1),
+    );
+    if (existing) return undefined;
+    return createServiceAccount(tx, clock, {
+      email: options.email ?? defaultOperatorEmail,
+      name: "Operators",
+      isOperator: true,
+      status: "active",
+      ...(options.password !== undefined ? { password: options.password } : {}),
+    });
   });
 }

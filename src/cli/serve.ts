@@ -1,14 +1,37 @@
 import type { Command } from "commander";
+import { ensureFirstOperator } from "../accounts/bootstrap.ts";
+import type { CreatedAccount } from "../accounts/service-accounts.ts";
 import { type ConfigKey, describeConfigKeys } from "../config.ts";
 import { startService } from "../runtime.ts";
 import { withServices } from "./context.ts";
 import type { CliIo } from "./io.ts";
+import {
+  stopWhenOrphaned,
+  superviseWorkers,
+  supervisorPidEnv,
+  workerIndexEnv,
+} from "./serve-workers.ts";
 
 /** Config keys that `serve` also takes as flags (data dir and config file are global). */
 const serveFlagKeys = describeConfigKeys().filter((spec) => spec.key !== "dataDir");
 
 function camel(flag: string): string {
   return flag.replace(/^--/, "").replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+function announceFirstOperator(io: CliIo, baseUrl: string, created: CreatedAccount): void {
+  const user = created.account.users[0];
+  io.stdout(
+    [
+      "",
+      "First start: an operator account was created for the portal.",
+      `  sign in at  ${baseUrl}/`,
+      `  e-mail      ${user?.email}`,
+      `  password    ${created.oneTimePassword}`,
+      "This password is shown only now and must be changed at the first sign-in.",
+      "",
+    ].join("\n"),
+  );
 }
 
 export function registerServe(program: Command, io: CliIo): void {
@@ -44,23 +67,31 @@ flags win over the environment, which wins over the file.`,
         // Listening for SIGTERM/SIGINT before the port opens: a supervisor that stops the
         // service as soon as /healthz answers still gets a graceful stop.
         const stopSignal = io.untilStopSignal();
+        if (services.config.workers > 1 && io.env[workerIndexEnv] === undefined) {
+          // The database is migrated and the first operator exists before any worker starts.
+          const created = await ensureFirstOperator(services.db, services.clock);
+          if (created) announceFirstOperator(io, services.config.baseUrl, created);
+          const workers = superviseWorkers(services.config.workers, {
+            log: services.log,
+            env: io.env,
+          });
+          const signal = await stopSignal;
+          services.log.info("signal received; stopping the workers", { signal });
+          await workers.stop(signal as NodeJS.Signals);
+          return;
+        }
+        // A worker whose supervisor is gone (killed with SIGKILL) stops gracefully by itself.
+        const supervisorPid = Number(io.env[supervisorPidEnv]);
+        const orphanWatch =
+          io.env[workerIndexEnv] === undefined || !Number.isInteger(supervisorPid)
+            ? undefined
+            : stopWhenOrphaned(supervisorPid);
         const running = await startService(services, {
-          announceFirstOperator: (created) => {
-            const user = created.account.users[0];
-            io.stdout(
-              [
-                "",
-                "First start: an operator account was created for the portal.",
-                `  sign in at  ${services.config.baseUrl}/`,
-                `  e-mail      ${user?.email}`,
-                `  password    ${created.oneTimePassword}`,
-                "This password is shown only now and must be changed at the first sign-in.",
-                "",
-              ].join("\n"),
-            );
-          },
+          announceFirstOperator: (created) =>
+            announceFirstOperator(io, services.config.baseUrl, created),
         });
         const signal = await stopSignal;
+        clearInterval(orphanWatch);
         services.log.info("signal received", { signal });
         await running.stop();
       },

@@ -27,6 +27,8 @@ export function startHttpServer(services: Services, options: AppOptions = {}): R
       hostname: config.host,
       port: config.port,
       development: false,
+      // `svc serve --workers N`: the processes share the port; the kernel spreads connections.
+      reusePort: config.workers > 1,
       ...(tls ? { tls } : {}),
       routes: { "/": portalPage },
       fetch: app.fetch,
