@@ -7,7 +7,7 @@ import { type Db, first } from "../db/store.ts";
 import { ApiError } from "../http/errors.ts";
 import { isUuid } from "../ids.ts";
 import { assertServiceAccount } from "./connections.ts";
-import { createProviders } from "./provider.ts";
+import { createProviders } from "./providers/registry.ts";
 import type { ConnectionRow } from "./status.ts";
 
 export interface AccountBalanceView {

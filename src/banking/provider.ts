@@ -1,10 +1,8 @@
 // The provider interface (DESIGN.md "Bank data sources"): kept small, like the provider layers
 // of multi-bank engines, so a real aggregator can be added next to the sandbox bank. Each
 // provider maps its own payloads into our model in one `transform` step.
-import type { Clock } from "../clock.ts";
 import type { ConnectionStatus, ProviderName } from "../db/schema.ts";
 import type { AccountRecord, BalanceRecord, TransactionRecord } from "./model.ts";
-import { createSandboxProvider } from "./sandbox/provider.ts";
 
 /** What a provider is told about the connection it reads. */
 export interface ProviderConnection {
@@ -44,10 +42,7 @@ export interface BankProvider {
 
 /**
  * The providers the sync path can pull from, by name. Operator ingest has no entry: its data
- * is pushed (svc import / the operator route), never pulled.
+ * is pushed (svc import / the operator route), never pulled. Built by `createProviders`
+ * (src/banking/providers/registry.ts).
  */
 export type ProviderRegistry = Partial<Record<ProviderName, BankProvider>>;
-
-export function createProviders(clock: Clock): ProviderRegistry {
-  return { sandbox: createSandboxProvider(clock) };
-}

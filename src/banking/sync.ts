@@ -13,7 +13,8 @@ import { applyConnectionSnapshot } from "./apply.ts";
 import { getConnection } from "./connections.ts";
 import { addDays, toDateString } from "./dates.ts";
 import { claimSyncLease, holdsSyncLease, releaseSyncLease } from "./lease.ts";
-import { type BankProvider, createProviders, type ProviderRegistry } from "./provider.ts";
+import type { BankProvider, ProviderRegistry } from "./provider.ts";
+import { createProviders } from "./providers/registry.ts";
 import { readConnection } from "./read.ts";
 import { type ConnectionRow, moveConnectionStatus } from "./status.ts";
 
