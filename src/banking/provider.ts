@@ -3,6 +3,7 @@
 // provider maps its own payloads into our model in one `transform` step.
 import type { ConnectionStatus, ProviderName } from "../db/schema.ts";
 import type { AccountRecord, BalanceRecord, TransactionRecord } from "./model.ts";
+import type { RequestBudget } from "./providers/budget.ts";
 
 /** What a provider is told about the connection it reads. */
 export interface ProviderConnection {
@@ -13,6 +14,8 @@ export interface ProviderConnection {
   status: ConnectionStatus;
   /** The connection's provider_state, parsed. */
   state: unknown;
+  /** Real banks: the provider secret as stored (sealed; the provider opens it). */
+  sealedSecret?: string | null;
 }
 
 export interface ProviderStatus {
@@ -26,6 +29,8 @@ export interface BankProvider {
   readonly name: ProviderName;
   /** Scheduled syncs of one connection are at least this far apart. */
   readonly minIntervalMs: number;
+  /** Real banks: the provider's request budget (src/banking/providers/budget.ts). */
+  readonly budget?: RequestBudget;
   connectionStatus(connection: ProviderConnection): Promise<ProviderStatus>;
   listAccounts(connection: ProviderConnection): Promise<AccountRecord[]>;
   fetchBalance(connection: ProviderConnection, accountExternalId: string): Promise<BalanceRecord>;

@@ -14,6 +14,8 @@ import { getConnection } from "./connections.ts";
 import { addDays, toDateString } from "./dates.ts";
 import { claimSyncLease, holdsSyncLease, releaseSyncLease } from "./lease.ts";
 import type { BankProvider, ProviderRegistry } from "./provider.ts";
+import { planPull } from "./providers/budget.ts";
+import { ProviderError, statusAfterFailure } from "./providers/errors.ts";
 import { createProviders } from "./providers/registry.ts";
 import { readConnection } from "./read.ts";
 import { type ConnectionRow, moveConnectionStatus } from "./status.ts";
@@ -145,6 +147,15 @@ export async function syncConnection(
       };
     }
   }
+  // A real bank's budget or a rate limit set the earliest next pull: even a forced sync waits,
+  // since the requests it would spend are the bank's (issue 17 "Budgets").
+  if (connection.nextPullAt && connection.nextPullAt.getTime() > startedAt.getTime()) {
+    return {
+      connectionId,
+      outcome: "too_soon",
+      nextAllowedAt: connection.nextPullAt.toISOString(),
+    };
+  }
   const runId = newId();
   const claimed = await deps.db.write(async (tx) => {
     if (!(await claimSyncLease(tx, connectionId, runId, startedAt))) return false;
@@ -176,6 +187,7 @@ export async function syncConnection(
           institution: connection.institution,
           status: connection.status,
           state: JSON.parse(connection.providerState),
+          sealedSecret: connection.providerSecret,
         },
         since,
       ),
@@ -191,14 +203,28 @@ export async function syncConnection(
       // A lapsed lease means another run took over (and recorded this one as interrupted).
       if (!(await holdsSyncLease(tx, connectionId, runId)))
         return { moved: false, status: fresh.status };
-      const moved = await moveConnectionStatus(tx, deps.clock, fresh, "error", message);
+      // A real provider's typed error goes through the one status table (providers/errors.ts);
+      // any other failure marks the connection `error` at once.
+      const effect =
+        error instanceof ProviderError
+          ? statusAfterFailure(error, fresh)
+          : { status: "error" as const, consecutiveFailures: fresh.consecutiveFailures + 1 };
+      const moved = await moveConnectionStatus(tx, deps.clock, fresh, effect.status, message);
+      const retryAfterMs = "retryAfterMs" in effect ? effect.retryAfterMs : undefined;
+      await tx
+        .update(tx.t.connections)
+        .set({
+          consecutiveFailures: effect.consecutiveFailures,
+          ...(retryAfterMs ? { nextPullAt: new Date(startedAt.getTime() + retryAfterMs) } : {}),
+        })
+        .where(eq(tx.t.connections.id, connectionId));
       await finishRun(deps, tx, runId, {
         outcome: "failed",
         error: message,
         eventsRaised: moved ? 1 : 0,
       });
       await releaseSyncLease(tx, connectionId, runId);
-      return { moved, status: "error" as const };
+      return { moved, status: effect.status };
     });
     if (outcome.moved) deps.outbox.notify();
     observe("failed");
@@ -232,7 +258,18 @@ export async function syncConnection(
       if (snapshot.accounts !== undefined) {
         await tx
           .update(tx.t.connections)
-          .set({ lastSyncedAt: fetchedAt })
+          .set({
+            lastSyncedAt: fetchedAt,
+            consecutiveFailures: 0,
+            nextPullAt: provider.budget
+              ? planPull({
+                  budget: provider.budget,
+                  now: fetchedAt,
+                  spentAt: [],
+                  wanted: ["balances", "recent_transactions"],
+                }).nextAllowedAt
+              : null,
+          })
           .where(eq(tx.t.connections.id, connectionId));
       }
       await finishRun(deps, tx, runId, {

@@ -75,3 +75,14 @@ export async function signerFromKeyFile(
     await importRsaPrivateKey(pem, `enableBankingKeyFile ${keyFile}`),
   );
 }
+
+/** A signer that reads and imports the key on first use (provider registries are built sync). */
+export function lazySigner(applicationId: string, keyFile: string): EnableBankingSigner {
+  let signer: Promise<EnableBankingSigner> | undefined;
+  return {
+    async token(nowMs) {
+      signer ??= signerFromKeyFile(applicationId, keyFile);
+      return (await signer).token(nowMs);
+    },
+  };
+}
