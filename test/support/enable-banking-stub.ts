@@ -2,7 +2,7 @@
 // on loopback with a certificate from the test's throwaway CA. It checks every call's JWT
 // (RS256 signature against the application's public key, kid, iss, aud, exp), pages
 // transactions with continuation keys, and can answer each error kind on demand.
-import { generateKeyPairSync, type KeyObject, verify } from "node:crypto";
+import { generateKeyPairSync, type KeyObject, randomUUID, verify } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Server } from "bun";
@@ -53,6 +53,8 @@ export interface EnableBankingStub {
   /** Mints the code the bank's redirect would carry for an authorisation. */
   approve(authorizationId: string): string;
   sessionValidUntil: string;
+  /** The `state` of the last authorisation started (what the bank's redirect carries back). */
+  lastState: string;
   sessions: Map<string, { status: string; deleted: boolean }>;
   stop(): void;
 }
@@ -113,6 +115,7 @@ export async function startEnableBankingStub(
     accounts: [],
     pageSize: 2,
     calls: [],
+    lastState: "",
     sessionValidUntil: new Date(nowMs() + 90 * 86_400_000).toISOString(),
     sessions: new Map(),
     failNext(failure) {
@@ -164,6 +167,7 @@ export async function startEnableBankingStub(
           redirect_url: string;
         };
         const authorizationId = `auth-${++counter}`;
+        stub.lastState = body.state;
         pending.set(authorizationId, {
           bank: body.aspsp.name,
           redirect: body.redirect_url,
@@ -179,7 +183,7 @@ export async function startEnableBankingStub(
         const authorizationId = codes.get(code);
         if (!authorizationId) return json({ error: "WRONG_AUTHORIZATION_CODE" }, 422);
         codes.delete(code);
-        const sessionId = `session-${++counter}`;
+        const sessionId = `session-${randomUUID()}`;
         stub.sessions.set(sessionId, { status: "AUTHORIZED", deleted: false });
         return json({
           session_id: sessionId,
