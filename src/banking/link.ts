@@ -6,6 +6,7 @@
 // `state` is stored only as its SHA-256, bound to the account and its connection, used once,
 // and expires.
 import { eq } from "drizzle-orm";
+import { activateIfRealBankAndBilling } from "../accounts/activation.ts";
 import { randomBase64Url, sha256Hex } from "../crypto/tokens.ts";
 import type { ConnectionStatus } from "../db/schema.ts";
 import { first } from "../db/store.ts";
@@ -79,16 +80,15 @@ async function moveTo(
     if (extra.set) {
       await tx.update(tx.t.connections).set(extra.set).where(eq(tx.t.connections.id, connectionId));
     }
-    return applyConnectionSnapshot(
-      tx,
-      deps.clock,
-      await getConnection(tx, connectionId),
-      snapshot,
-      {
-        fetchedAt: deps.clock.now(),
-        ...(extra.announce ? { announceStatus: true } : {}),
-      },
-    );
+    const connection = await getConnection(tx, connectionId);
+    const applied = await applyConnectionSnapshot(tx, deps.clock, connection, snapshot, {
+      fetchedAt: deps.clock.now(),
+      ...(extra.announce ? { announceStatus: true } : {}),
+    });
+    // A real bank linked on an account whose billing is set up: it goes active now (spec 3).
+    if (snapshot.status === "linked")
+      await activateIfRealBankAndBilling(tx, deps.clock, connection.serviceAccountId);
+    return applied;
   });
   if (result.eventsRaised > 0) deps.outbox.notify();
 }
