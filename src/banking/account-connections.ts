@@ -2,6 +2,7 @@
 // accounts each carries with their latest balance, and the last sync run. Every query is
 // scoped to the owner, so another account's connection is simply "not found".
 import { and, asc, desc, eq, inArray } from "drizzle-orm";
+import { realBankProviders } from "../accounts/activation.ts";
 import type { Clock } from "../clock.ts";
 import { type Db, first } from "../db/store.ts";
 import { ApiError } from "../http/errors.ts";
@@ -97,7 +98,8 @@ export async function listOwnConnections(
 ): Promise<OwnConnectionView[]> {
   await assertServiceAccount(db, serviceAccountId);
   const { balances, bankAccounts, connections } = db.t;
-  const pullable = new Set(Object.keys(createProviders(clock)));
+  // Real banks are pulled too; listing them needs no secrets, only their names.
+  const pullable = new Set([...Object.keys(createProviders(clock)), ...realBankProviders]);
   const rows = await db
     .select()
     .from(connections)

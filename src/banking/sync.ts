@@ -29,7 +29,17 @@ export type SyncTrigger = "schedule" | "cli" | "portal";
 export type SyncDeps = Pick<Services, "db" | "clock" | "log" | "outbox"> & {
   /** Counts runs and their duration (svc serve's /metrics). */
   metrics?: Pick<Services["metrics"], "syncRun">;
-};
+} & Partial<Pick<Services, "config" | "masterKey">>;
+
+/** The built-in providers; real banks join when the configuration and master key are at hand. */
+export function defaultProviders(deps: SyncDeps): ProviderRegistry {
+  return createProviders(
+    deps.clock,
+    deps.config && deps.masterKey
+      ? { config: deps.config, masterKey: deps.masterKey.bytes }
+      : undefined,
+  );
+}
 
 export interface SyncOptions {
   trigger: SyncTrigger;
@@ -133,7 +143,7 @@ export async function syncConnection(
   connectionId: string,
   options: SyncOptions,
 ): Promise<SyncResult> {
-  const providers = options.providers ?? createProviders(deps.clock);
+  const providers = options.providers ?? defaultProviders(deps);
   const connection = await getConnection(deps.db, connectionId);
   const provider = providerFor(connection, providers);
   const startedAt = deps.clock.now();
@@ -325,7 +335,7 @@ export async function syncAllConnections(
   /** Told before each connection (progress on a TTY for `svc sync`). */
   onProgress?: (done: number, total: number) => void,
 ): Promise<SyncResult[]> {
-  const providers = options.providers ?? createProviders(deps.clock);
+  const providers = options.providers ?? defaultProviders(deps);
   const pullable = Object.keys(providers) as ConnectionRow["provider"][];
   if (pullable.length === 0) return [];
   const { connections } = deps.db.t;
