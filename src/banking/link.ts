@@ -343,3 +343,25 @@ export async function removeConnection(
   );
   return { providerSessionDeleted };
 }
+
+/** The banks Enable Banking offers in a country, for the portal's bank list. */
+export async function listBanks(
+  deps: LinkDeps,
+  country: string,
+): Promise<{ name: string; country: string }[]> {
+  const client = clientsOf(deps).enableBanking;
+  if (!client) throw new ApiError("invalid_state", "Enable Banking is not configured.");
+  const code = country.trim().toUpperCase();
+  if (!/^[A-Z]{2}$/.test(code))
+    throw new ApiError("invalid_request", "country must be a two-letter ISO code such as FI.");
+  try {
+    return (await client.listAspsps(code)).map((a) => ({ name: a.name, country: a.country }));
+  } catch (error) {
+    if (error instanceof ProviderError)
+      throw new ApiError(
+        "unavailable",
+        `Enable Banking's bank list is not available: ${error.message}`,
+      );
+    throw error;
+  }
+}

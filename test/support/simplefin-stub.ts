@@ -35,6 +35,8 @@ export interface SimplefinStub {
   /** A fresh setup token (base64 of a one-time claim URL). */
   setupToken(): string;
   claims: number;
+  /** Every access URL handed out (for tests that look for leaked secrets). */
+  issued: string[];
   /** Calls seen, as "METHOD /path?query". */
   calls: string[];
   stop(): void;
@@ -53,6 +55,7 @@ export async function startSimplefinStub(pki?: TestPki): Promise<SimplefinStub> 
     accounts: [],
     errors: [],
     claims: 0,
+    issued: [],
     calls: [],
     failNextWith(status) {
       failStatus = status;
@@ -82,7 +85,9 @@ export async function startSimplefinStub(pki?: TestPki): Promise<SimplefinStub> 
         const pass = randomBytes(16).toString("hex");
         credentials.add(`${user}:${pass}`);
         const origin = new URL(stub.url);
-        return new Response(`https://${user}:${pass}@${origin.host}/simplefin`);
+        const accessUrl = `https://${user}:${pass}@${origin.host}/simplefin`;
+        stub.issued.push(accessUrl);
+        return new Response(accessUrl);
       }
       if (url.pathname === "/simplefin/accounts" && request.method === "GET") {
         const auth = request.headers.get("authorization") ?? "";
