@@ -24,7 +24,7 @@ export async function activateIfRealBankAndBilling(
       .from(serviceAccounts)
       .where(eq(serviceAccounts.id, serviceAccountId)),
   );
-  if (!account || account.status !== "sandbox" || !billingSetUp.includes(account.subscription))
+  if (account?.status !== "sandbox" || !billingSetUp.includes(account.subscription))
     return false;
   const linked = await first(
     tx
