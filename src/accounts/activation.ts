@@ -24,8 +24,7 @@ export async function activateIfRealBankAndBilling(
       .from(serviceAccounts)
       .where(eq(serviceAccounts.id, serviceAccountId)),
   );
-  if (account?.status !== "sandbox" || !billingSetUp.includes(account.subscription))
-    return false;
+  if (account?.status !== "sandbox" || !billingSetUp.includes(account.subscription)) return false;
   const linked = await first(
     tx
       .select({ id: connections.id })

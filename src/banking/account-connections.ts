@@ -27,6 +27,8 @@ export interface OwnConnectionView {
   error: string | null;
   createdAt: string;
   lastSyncedAt: string | null;
+  /** Real banks: when the consent ends (the owner connects again after it). */
+  consentExpiresAt: string | null;
   /** Whether "Sync now" can pull from its provider (operator-ingest connections are pushed). */
   pullable: boolean;
   lastSync: {
@@ -126,6 +128,7 @@ export async function listOwnConnections(
     error: row.error,
     createdAt: row.createdAt.toISOString(),
     lastSyncedAt: row.lastSyncedAt?.toISOString() ?? null,
+    consentExpiresAt: row.consentExpiresAt?.toISOString() ?? null,
     pullable: pullable.has(row.provider),
     lastSync: lastRuns[index] ?? null,
     accounts: accountRows

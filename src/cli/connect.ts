@@ -2,7 +2,6 @@
 // the printed URL; completion arrives at the running server's /connect/callback), link
 // SimpleFIN with a setup token, list and remove connections, show the configured providers.
 import type { Command } from "commander";
-import { inArray } from "drizzle-orm";
 import { listOwnConnections } from "../banking/account-connections.ts";
 import { completeLink, removeConnection, startLink } from "../banking/link.ts";
 import { enableBankingBudget, simplefinBudget } from "../banking/providers/budget.ts";
@@ -96,26 +95,12 @@ export function registerConnect(program: Command, io: CliIo): void {
     .action(async (options: { account: string }, cmd: Command) => {
       await withServices(io, cmd, async (services, out) => {
         const list = await listOwnConnections(services.db, services.clock, options.account);
-        const { connections: table } = services.db.t;
-        const expiries = new Map(
-          (
-            await services.db
-              .select({ id: table.id, consentExpiresAt: table.consentExpiresAt })
-              .from(table)
-              .where(
-                inArray(
-                  table.id,
-                  list.map((c) => c.id),
-                ),
-              )
-          ).map((row) => [row.id, row.consentExpiresAt?.toISOString() ?? null]),
-        );
         const rows = list.map((c) => ({
           id: c.id,
           provider: c.provider,
           institution: c.institution,
           status: c.status,
-          consentExpiresAt: expiries.get(c.id) ?? null,
+          consentExpiresAt: c.consentExpiresAt,
           lastSyncedAt: c.lastSyncedAt,
         }));
         out.result(rows, () =>
