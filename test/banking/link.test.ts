@@ -11,6 +11,7 @@ import type { Services } from "../../src/services.ts";
 import { type EnableBankingStub, startEnableBankingStub } from "../support/enable-banking-stub.ts";
 import { createFakeClock } from "../support/fake-clock.ts";
 import { createTestPki } from "../support/pki.ts";
+import { rejectionOf } from "../support/rejection.ts";
 import { createTestServices } from "../support/services.ts";
 import { type SimplefinStub, startSimplefinStub } from "../support/simplefin-stub.ts";
 import { insertServiceAccount, storedEvents } from "./helpers.ts";
@@ -101,14 +102,8 @@ async function statusEvents(connectionId: string): Promise<string[]> {
     .map((e) => e.data.status as string);
 }
 
-async function apiError(promise: Promise<unknown>): Promise<ApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-  throw new Error("expected an ApiError");
+function apiError(promise: Promise<unknown>): Promise<ApiError> {
+  return rejectionOf(promise, ApiError);
 }
 
 /** Starts an Enable Banking link and returns the state the bank's redirect would carry back. */

@@ -16,6 +16,7 @@ import {
   startEnableBankingStub,
 } from "../../support/enable-banking-stub.ts";
 import { createFakeClock } from "../../support/fake-clock.ts";
+import { rejectionOf } from "../../support/rejection.ts";
 
 // Payloads shaped as in Enable Banking's API reference (accounts, balances, transactions).
 const accountPayload = {
@@ -156,16 +157,6 @@ describe("Enable Banking client against the stub (real HTTPS, JWT checked)", () 
   });
   afterAll(() => stub.stop());
 
-  async function failure(promise: Promise<unknown>): Promise<ProviderError> {
-    try {
-      await promise;
-    } catch (error) {
-      if (error instanceof ProviderError) return error;
-      throw error;
-    }
-    throw new Error("expected a ProviderError");
-  }
-
   test("authorisation, session, balances and every page of transactions", async () => {
     const banks = await client.listAspsps("FI");
     expect(banks[0]?.name).toBe("Stub Bank");
@@ -245,3 +236,7 @@ describe("Enable Banking client against the stub (real HTTPS, JWT checked)", () 
     expect(error.message).toContain("bad signature");
   });
 });
+
+function failure(promise: Promise<unknown>): Promise<ProviderError> {
+  return rejectionOf(promise, ProviderError);
+}

@@ -3,6 +3,7 @@ import type { Server } from "bun";
 import { ProviderError } from "../../../src/banking/providers/errors.ts";
 import { createProviderHttp } from "../../../src/banking/providers/http.ts";
 import { createTestPki, loopbackNames, type TestPki } from "../../support/pki.ts";
+import { rejectionOf } from "../../support/rejection.ts";
 
 let pki: TestPki;
 let server: Server<undefined>;
@@ -25,16 +26,6 @@ beforeAll(async () => {
   base = `https://localhost:${server.port}`;
 });
 afterAll(() => server.stop(true));
-
-async function failure(promise: Promise<unknown>): Promise<ProviderError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ProviderError) return error;
-    throw error;
-  }
-  throw new Error("expected a ProviderError");
-}
 
 describe("provider HTTP client", () => {
   test("a peer whose CA is in providerCaFile is trusted", async () => {
@@ -97,3 +88,7 @@ describe("provider HTTP client", () => {
     expect(error.message).toContain("no answer");
   });
 });
+
+function failure(promise: Promise<unknown>): Promise<ProviderError> {
+  return rejectionOf(promise, ProviderError);
+}

@@ -11,6 +11,7 @@ import {
   parseAccountSet,
   transformAccountSet,
 } from "../../../src/banking/providers/simplefin/transform.ts";
+import { rejectionOf } from "../../support/rejection.ts";
 import { type SimplefinStub, startSimplefinStub } from "../../support/simplefin-stub.ts";
 
 // An account set shaped as in the SimpleFIN protocol's documentation.
@@ -52,16 +53,6 @@ const accountSet = {
     },
   ],
 };
-
-async function failure(promise: Promise<unknown>): Promise<ProviderError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ProviderError) return error;
-    throw error;
-  }
-  throw new Error("expected a ProviderError");
-}
 
 describe("SimpleFIN transform", () => {
   test("accounts, balances (balance-date as fetched time) and transactions map into our model", () => {
@@ -183,3 +174,7 @@ describe("SimpleFIN client against the stub (real HTTPS)", () => {
     expect(revoked.message).not.toContain("wrong");
   });
 });
+
+function failure(promise: Promise<unknown>): Promise<ProviderError> {
+  return rejectionOf(promise, ProviderError);
+}
