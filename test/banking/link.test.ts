@@ -164,6 +164,17 @@ describe("Enable Banking link flow", () => {
     expect(expired.code).toBe("code_expired");
   });
 
+  test("a connection still awaiting the user's approval is left alone by a sync", async () => {
+    const { connectionId } = await startEb();
+    const providers = createProviders(clock, {
+      config: services.config,
+      masterKey: services.masterKey.bytes,
+    });
+    const result = await syncConnection(services, connectionId, { trigger: "cli", providers });
+    expect(result.outcome).toBe("succeeded");
+    expect((await connectionRow(connectionId))?.status).toBe("awaiting_auth");
+  });
+
   test("a user who declines at the bank leaves the connection rejected", async () => {
     const { connectionId, state } = await startEb();
     const result = await completeLink(services, {

@@ -46,6 +46,8 @@ export function createEnableBankingProvider(deps: {
     minIntervalMs: 12 * 60 * 60 * 1000,
     budget: enableBankingBudget,
     async connectionStatus(connection) {
+      // Not authorised yet (the user has not come back from the bank): nothing to read.
+      if (!connection.sealedSecret) return { status: connection.status };
       const session = await deps.client.getSession(openSecret(deps.box, connection));
       return { status: session.status };
     },

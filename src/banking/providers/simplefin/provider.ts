@@ -55,7 +55,9 @@ export function createSimplefinProvider(deps: {
     name: "simplefin",
     minIntervalMs: 60 * 60 * 1000,
     budget: simplefinBudget,
-    async connectionStatus() {
+    async connectionStatus(connection) {
+      // Never claimed (the link failed): nothing to read.
+      if (!connection.sealedSecret) return { status: connection.status };
       // SimpleFIN has no status call: the read itself says (its errors, or a 403).
       return { status: "linked" };
     },
