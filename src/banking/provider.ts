@@ -16,6 +16,11 @@ export interface ProviderConnection {
   state: unknown;
   /** Real banks: the provider secret as stored (sealed; the provider opens it). */
   sealedSecret?: string | null;
+  /**
+   * The start (YYYY-MM-DD) of this read's transaction window, for providers that read every
+   * account in one request (SimpleFIN); undefined: the whole history the provider holds.
+   */
+  readSince?: string | undefined;
 }
 
 export interface ProviderStatus {

@@ -198,6 +198,7 @@ export async function syncConnection(
           status: connection.status,
           state: JSON.parse(connection.providerState),
           sealedSecret: connection.providerSecret,
+          readSince: since,
         },
         since,
       ),

@@ -260,6 +260,11 @@ describe("SimpleFIN link flow", () => {
     const row = await connectionRow(connectionId);
     expect(row?.status).toBe("linked");
     expect(row?.consecutiveFailures).toBe(0);
+    // After a good sync the read window starts a week before it, not 90 days back.
+    const start = Number(/start-date=(\d+)/.exec(sf.calls.at(-1) ?? "")?.[1]);
+    const daysBack = (clock.now().getTime() / 1000 - start) / 86_400;
+    expect(daysBack).toBeGreaterThan(7);
+    expect(daysBack).toBeLessThan(10);
   });
 
   test("a rate limit leaves the status alone and sets the next allowed pull", async () => {

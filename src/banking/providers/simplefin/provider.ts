@@ -24,7 +24,8 @@ export function createSimplefinProvider(deps: {
 }): BankProvider {
   const reads = new WeakMap<ProviderConnection, Promise<SimplefinAccountSnapshot[]>>();
 
-  function read(connection: ProviderConnection, since: string | undefined) {
+  function read(connection: ProviderConnection) {
+    const since = connection.readSince;
     let pending = reads.get(connection);
     if (!pending) {
       const now = deps.now();
@@ -43,9 +44,7 @@ export function createSimplefinProvider(deps: {
   }
 
   async function account(connection: ProviderConnection, externalId: string) {
-    const found = (await read(connection, undefined)).find(
-      (a) => a.account.externalId === externalId,
-    );
+    const found = (await read(connection)).find((a) => a.account.externalId === externalId);
     if (!found)
       throw new ProviderError("unavailable", `SimpleFIN no longer lists account ${externalId}`);
     return found;
@@ -62,7 +61,7 @@ export function createSimplefinProvider(deps: {
       return { status: "linked" };
     },
     async listAccounts(connection) {
-      return (await read(connection, undefined)).map((a) => a.account);
+      return (await read(connection)).map((a) => a.account);
     },
     async fetchBalance(connection, externalId) {
       return (await account(connection, externalId)).balance;
