@@ -213,7 +213,7 @@ export async function syncConnection(
       const fresh = await getConnection(tx, connectionId);
       // A lapsed lease means another run took over (and recorded this one as interrupted).
       if (!(await holdsSyncLease(tx, connectionId, runId)))
-        return { moved: false, status: fresh.status };
+        return { moved: false, status: fresh.status, retryAfterMs: undefined };
       // A real provider's typed error goes through the one status table (providers/errors.ts);
       // any other failure marks the connection `error` at once.
       const effect =
@@ -235,10 +235,18 @@ export async function syncConnection(
         eventsRaised: moved ? 1 : 0,
       });
       await releaseSyncLease(tx, connectionId, runId);
-      return { moved, status: effect.status };
+      return { moved, status: effect.status, retryAfterMs };
     });
     if (outcome.moved) deps.outbox.notify();
     observe("failed");
+    // A rate limit is no error (issue 17): the answer says when the next pull is allowed.
+    if (outcome.retryAfterMs) {
+      return {
+        connectionId,
+        outcome: "too_soon",
+        nextAllowedAt: new Date(startedAt.getTime() + outcome.retryAfterMs).toISOString(),
+      };
+    }
     return {
       connectionId,
       outcome: "failed",

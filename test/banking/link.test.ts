@@ -279,7 +279,12 @@ describe("SimpleFIN link flow", () => {
     });
     clock.advance(61 * 60 * 1000);
     sf.failNextWith(429);
-    await syncConnection(services, connectionId, { trigger: "cli", providers });
+    const limited = await syncConnection(services, connectionId, { trigger: "cli", providers });
+    expect(limited).toEqual({
+      connectionId,
+      outcome: "too_soon",
+      nextAllowedAt: new Date(clock.now().getTime() + 60_000).toISOString(),
+    });
     const row = await connectionRow(connectionId);
     expect(row?.status).toBe("linked");
     expect(row?.nextPullAt?.getTime()).toBe(clock.now().getTime() + 60_000);
