@@ -196,6 +196,30 @@ const keySpecs = {
     env: "SVC_DELIVERY_CA_FILE",
     flag: "delivery-ca-file",
   },
+  providerCaFile: {
+    schema: pathText,
+    help: "extra PEM CA certificates trusted for bank-provider calls",
+    env: "SVC_PROVIDER_CA_FILE",
+    flag: "provider-ca-file",
+  },
+  enableBankingApplicationId: {
+    schema: z.string().trim().min(1, "must not be empty").max(200),
+    help: "Enable Banking application id (the JWT kid)",
+    env: "SVC_ENABLE_BANKING_APPLICATION_ID",
+    flag: "enable-banking-application-id",
+  },
+  enableBankingKeyFile: {
+    schema: pathText,
+    help: "Enable Banking application private key (RSA, PEM)",
+    env: "SVC_ENABLE_BANKING_KEY_FILE",
+    flag: "enable-banking-key-file",
+  },
+  enableBankingApiUrl: {
+    schema: httpUrl,
+    help: "Enable Banking API base URL",
+    env: "SVC_ENABLE_BANKING_API_URL",
+    flag: "enable-banking-api-url",
+  },
   unsafeAllowPrivateTargets: {
     schema: booleanText,
     help: "let deliveries reach loopback/private addresses (tests only)",
@@ -292,6 +316,13 @@ export interface Config {
   deliverySourceIp?: string;
   /** Extra CA certificates (PEM) trusted for deliveries, in addition to the system roots. */
   deliveryCaFile?: string;
+  /** Extra CA certificates (PEM) trusted for bank-provider calls, besides the system roots. */
+  providerCaFile?: string;
+  /** Enable Banking application id; with the key file it turns the provider on (issue 17). */
+  enableBankingApplicationId?: string;
+  /** The Enable Banking application's RSA private key (PEM). Secret. */
+  enableBankingKeyFile?: string;
+  enableBankingApiUrl: string;
   /** Development and test only: lets deliveries reach loopback/private addresses on any port. */
   unsafeAllowPrivateTargets: boolean;
   smtpUrl?: string;
@@ -323,6 +354,7 @@ const defaults = {
   dataDir: "./data",
   databasePoolSize: 10,
   unsafeAllowPrivateTargets: false,
+  enableBankingApiUrl: "https://api.enablebanking.com",
   mailFrom: "svc@localhost.localdomain",
   syncSchedule: "*/15 * * * *",
   retentionDays: 30,
@@ -465,6 +497,8 @@ export function loadConfig(sources: ConfigSources = {}): Config {
     "tlsCertFile",
     "tlsKeyFile",
     "deliveryCaFile",
+    "providerCaFile",
+    "enableBankingKeyFile",
     "metricsTokenFile",
     "operatorTokenFile",
   ] as const;

@@ -1,5 +1,10 @@
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
+import {
+  ConnectBankCard,
+  providerName,
+  RemoveConnectionButton,
+} from "../components/connect-bank.tsx";
 import { ListState } from "../components/list-state.tsx";
 import { ActionButton, Badge, ErrorNotice, formatTime, Notice } from "../components/ui.tsx";
 import type { OwnConnectionView, SyncResult } from "../types.ts";
@@ -50,8 +55,8 @@ function ConnectionCard(props: { connection: OwnConnectionView; onSynced: () => 
         <div>
           <strong>{c.institution}</strong>
           <div class="muted small">
-            {c.provider === "sandbox" ? "Sandbox bank" : "Operator ingest"} · connected{" "}
-            {formatTime(c.createdAt)}
+            {providerName(c.provider)} · connected {formatTime(c.createdAt)}
+            {c.consentExpiresAt && ` · consent until ${formatTime(c.consentExpiresAt)}`}
           </div>
         </div>
         <Badge tone={statusTone[c.status]}>
@@ -122,6 +127,9 @@ function ConnectionCard(props: { connection: OwnConnectionView; onSynced: () => 
       ) : (
         <p class="small muted">Data for this connection is sent in by the operator.</p>
       )}
+      {(c.provider === "enable_banking" || c.provider === "simplefin") && (
+        <RemoveConnectionButton id={c.id} onRemoved={props.onSynced} />
+      )}
     </li>
   );
 }
@@ -154,6 +162,7 @@ export function ConnectionsPage() {
           Connect the sandbox bank
         </ActionButton>
       </section>
+      <ConnectBankCard onLinked={connections.reload} />
       <h2>Connections</h2>
       <ListState resource={connections} count={list.length} empty="No bank connections yet.">
         <ul class="cards">

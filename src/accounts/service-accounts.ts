@@ -12,6 +12,7 @@ import {
 import { type Db, first } from "../db/store.ts";
 import { ApiError } from "../http/errors.ts";
 import { newId } from "../ids.ts";
+import { activateIfRealBankAndBilling } from "./activation.ts";
 import { generateOneTimePassword, hashPassword, passwordProblem } from "./passwords.ts";
 
 export const emailSchema = z
@@ -156,13 +157,17 @@ export async function updateServiceAccount(
     );
   }
   const { serviceAccounts } = db.t;
-  const updated = await db.write((tx) =>
-    tx
+  const updated = await db.write(async (tx) => {
+    const rows = await tx
       .update(serviceAccounts)
       .set({ ...parsed.data, updatedAt: clock.now() })
       .where(eq(serviceAccounts.id, id))
-      .returning({ id: serviceAccounts.id }),
-  );
+      .returning({ id: serviceAccounts.id });
+    // Billing set up after a real bank was linked: this is the moment the account goes active.
+    if (rows.length > 0 && parsed.data.subscriptionStatus && parsed.data.status === undefined)
+      await activateIfRealBankAndBilling(tx, clock, id);
+    return rows;
+  });
   if (updated.length === 0) throw new ApiError("not_found", `No service account ${id}.`);
   return view(db, id);
 }

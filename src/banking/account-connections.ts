@@ -2,12 +2,13 @@
 // accounts each carries with their latest balance, and the last sync run. Every query is
 // scoped to the owner, so another account's connection is simply "not found".
 import { and, asc, desc, eq, inArray } from "drizzle-orm";
+import { realBankProviders } from "../accounts/activation.ts";
 import type { Clock } from "../clock.ts";
 import { type Db, first } from "../db/store.ts";
 import { ApiError } from "../http/errors.ts";
 import { isUuid } from "../ids.ts";
 import { assertServiceAccount } from "./connections.ts";
-import { createProviders } from "./provider.ts";
+import { createProviders } from "./providers/registry.ts";
 import type { ConnectionRow } from "./status.ts";
 
 export interface AccountBalanceView {
@@ -26,6 +27,8 @@ export interface OwnConnectionView {
   error: string | null;
   createdAt: string;
   lastSyncedAt: string | null;
+  /** Real banks: when the consent ends (the owner connects again after it). */
+  consentExpiresAt: string | null;
   /** Whether "Sync now" can pull from its provider (operator-ingest connections are pushed). */
   pullable: boolean;
   lastSync: {
@@ -97,7 +100,8 @@ export async function listOwnConnections(
 ): Promise<OwnConnectionView[]> {
   await assertServiceAccount(db, serviceAccountId);
   const { balances, bankAccounts, connections } = db.t;
-  const pullable = new Set(Object.keys(createProviders(clock)));
+  // Real banks are pulled too; listing them needs no secrets, only their names.
+  const pullable = new Set([...Object.keys(createProviders(clock)), ...realBankProviders]);
   const rows = await db
     .select()
     .from(connections)
@@ -124,6 +128,7 @@ export async function listOwnConnections(
     error: row.error,
     createdAt: row.createdAt.toISOString(),
     lastSyncedAt: row.lastSyncedAt?.toISOString() ?? null,
+    consentExpiresAt: row.consentExpiresAt?.toISOString() ?? null,
     pullable: pullable.has(row.provider),
     lastSync: lastRuns[index] ?? null,
     accounts: accountRows

@@ -1,10 +1,9 @@
 // The provider interface (DESIGN.md "Bank data sources"): kept small, like the provider layers
 // of multi-bank engines, so a real aggregator can be added next to the sandbox bank. Each
 // provider maps its own payloads into our model in one `transform` step.
-import type { Clock } from "../clock.ts";
 import type { ConnectionStatus, ProviderName } from "../db/schema.ts";
 import type { AccountRecord, BalanceRecord, TransactionRecord } from "./model.ts";
-import { createSandboxProvider } from "./sandbox/provider.ts";
+import type { RequestBudget } from "./providers/budget.ts";
 
 /** What a provider is told about the connection it reads. */
 export interface ProviderConnection {
@@ -15,6 +14,13 @@ export interface ProviderConnection {
   status: ConnectionStatus;
   /** The connection's provider_state, parsed. */
   state: unknown;
+  /** Real banks: the provider secret as stored (sealed; the provider opens it). */
+  sealedSecret?: string | null;
+  /**
+   * The start (YYYY-MM-DD) of this read's transaction window, for providers that read every
+   * account in one request (SimpleFIN); undefined: the whole history the provider holds.
+   */
+  readSince?: string | undefined;
 }
 
 export interface ProviderStatus {
@@ -28,6 +34,8 @@ export interface BankProvider {
   readonly name: ProviderName;
   /** Scheduled syncs of one connection are at least this far apart. */
   readonly minIntervalMs: number;
+  /** Real banks: the provider's request budget (src/banking/providers/budget.ts). */
+  readonly budget?: RequestBudget;
   connectionStatus(connection: ProviderConnection): Promise<ProviderStatus>;
   listAccounts(connection: ProviderConnection): Promise<AccountRecord[]>;
   fetchBalance(connection: ProviderConnection, accountExternalId: string): Promise<BalanceRecord>;
@@ -44,10 +52,7 @@ export interface BankProvider {
 
 /**
  * The providers the sync path can pull from, by name. Operator ingest has no entry: its data
- * is pushed (svc import / the operator route), never pulled.
+ * is pushed (svc import / the operator route), never pulled. Built by `createProviders`
+ * (src/banking/providers/registry.ts).
  */
 export type ProviderRegistry = Partial<Record<ProviderName, BankProvider>>;
-
-export function createProviders(clock: Clock): ProviderRegistry {
-  return { sandbox: createSandboxProvider(clock) };
-}

@@ -13,7 +13,10 @@ import { applyConnectionSnapshot } from "./apply.ts";
 import { getConnection } from "./connections.ts";
 import { addDays, toDateString } from "./dates.ts";
 import { claimSyncLease, holdsSyncLease, releaseSyncLease } from "./lease.ts";
-import { type BankProvider, createProviders, type ProviderRegistry } from "./provider.ts";
+import type { BankProvider, ProviderRegistry } from "./provider.ts";
+import { planPull } from "./providers/budget.ts";
+import { ProviderError, statusAfterFailure } from "./providers/errors.ts";
+import { createProviders } from "./providers/registry.ts";
 import { readConnection } from "./read.ts";
 import { type ConnectionRow, moveConnectionStatus } from "./status.ts";
 
@@ -26,7 +29,17 @@ export type SyncTrigger = "schedule" | "cli" | "portal";
 export type SyncDeps = Pick<Services, "db" | "clock" | "log" | "outbox"> & {
   /** Counts runs and their duration (svc serve's /metrics). */
   metrics?: Pick<Services["metrics"], "syncRun">;
-};
+} & Partial<Pick<Services, "config" | "masterKey">>;
+
+/** The built-in providers; real banks join when the configuration and master key are at hand. */
+export function defaultProviders(deps: SyncDeps): ProviderRegistry {
+  return createProviders(
+    deps.clock,
+    deps.config && deps.masterKey
+      ? { config: deps.config, masterKey: deps.masterKey.bytes }
+      : undefined,
+  );
+}
 
 export interface SyncOptions {
   trigger: SyncTrigger;
@@ -130,7 +143,7 @@ export async function syncConnection(
   connectionId: string,
   options: SyncOptions,
 ): Promise<SyncResult> {
-  const providers = options.providers ?? createProviders(deps.clock);
+  const providers = options.providers ?? defaultProviders(deps);
   const connection = await getConnection(deps.db, connectionId);
   const provider = providerFor(connection, providers);
   const startedAt = deps.clock.now();
@@ -143,6 +156,15 @@ export async function syncConnection(
         nextAllowedAt: new Date(last.getTime() + provider.minIntervalMs).toISOString(),
       };
     }
+  }
+  // A real bank's budget or a rate limit set the earliest next pull: even a forced sync waits,
+  // since the requests it would spend are the bank's (issue 17 "Budgets").
+  if (connection.nextPullAt && connection.nextPullAt.getTime() > startedAt.getTime()) {
+    return {
+      connectionId,
+      outcome: "too_soon",
+      nextAllowedAt: connection.nextPullAt.toISOString(),
+    };
   }
   const runId = newId();
   const claimed = await deps.db.write(async (tx) => {
@@ -175,6 +197,8 @@ export async function syncConnection(
           institution: connection.institution,
           status: connection.status,
           state: JSON.parse(connection.providerState),
+          sealedSecret: connection.providerSecret,
+          readSince: since,
         },
         since,
       ),
@@ -189,18 +213,40 @@ export async function syncConnection(
       const fresh = await getConnection(tx, connectionId);
       // A lapsed lease means another run took over (and recorded this one as interrupted).
       if (!(await holdsSyncLease(tx, connectionId, runId)))
-        return { moved: false, status: fresh.status };
-      const moved = await moveConnectionStatus(tx, deps.clock, fresh, "error", message);
+        return { moved: false, status: fresh.status, retryAfterMs: undefined };
+      // A real provider's typed error goes through the one status table (providers/errors.ts);
+      // any other failure marks the connection `error` at once.
+      const effect =
+        error instanceof ProviderError
+          ? statusAfterFailure(error, fresh)
+          : { status: "error" as const, consecutiveFailures: fresh.consecutiveFailures + 1 };
+      const moved = await moveConnectionStatus(tx, deps.clock, fresh, effect.status, message);
+      const retryAfterMs = "retryAfterMs" in effect ? effect.retryAfterMs : undefined;
+      await tx
+        .update(tx.t.connections)
+        .set({
+          consecutiveFailures: effect.consecutiveFailures,
+          ...(retryAfterMs ? { nextPullAt: new Date(startedAt.getTime() + retryAfterMs) } : {}),
+        })
+        .where(eq(tx.t.connections.id, connectionId));
       await finishRun(deps, tx, runId, {
         outcome: "failed",
         error: message,
         eventsRaised: moved ? 1 : 0,
       });
       await releaseSyncLease(tx, connectionId, runId);
-      return { moved, status: "error" as const };
+      return { moved, status: effect.status, retryAfterMs };
     });
     if (outcome.moved) deps.outbox.notify();
     observe("failed");
+    // A rate limit is no error (issue 17): the answer says when the next pull is allowed.
+    if (outcome.retryAfterMs) {
+      return {
+        connectionId,
+        outcome: "too_soon",
+        nextAllowedAt: new Date(startedAt.getTime() + outcome.retryAfterMs).toISOString(),
+      };
+    }
     return {
       connectionId,
       outcome: "failed",
@@ -231,7 +277,18 @@ export async function syncConnection(
       if (snapshot.accounts !== undefined) {
         await tx
           .update(tx.t.connections)
-          .set({ lastSyncedAt: fetchedAt })
+          .set({
+            lastSyncedAt: fetchedAt,
+            consecutiveFailures: 0,
+            nextPullAt: provider.budget
+              ? planPull({
+                  budget: provider.budget,
+                  now: fetchedAt,
+                  spentAt: [],
+                  wanted: ["balances", "recent_transactions"],
+                }).nextAllowedAt
+              : null,
+          })
           .where(eq(tx.t.connections.id, connectionId));
       }
       await finishRun(deps, tx, runId, {
@@ -287,7 +344,7 @@ export async function syncAllConnections(
   /** Told before each connection (progress on a TTY for `svc sync`). */
   onProgress?: (done: number, total: number) => void,
 ): Promise<SyncResult[]> {
-  const providers = options.providers ?? createProviders(deps.clock);
+  const providers = options.providers ?? defaultProviders(deps);
   const pullable = Object.keys(providers) as ConnectionRow["provider"][];
   if (pullable.length === 0) return [];
   const { connections } = deps.db.t;

@@ -10,6 +10,7 @@ import { toJsonNames } from "../http/json-names.ts";
 import { ListenError } from "../http/server.ts";
 import { SetupCancelled } from "../setup/wizard.ts";
 import { registerAccounts } from "./accounts.ts";
+import { registerConnect } from "./connect.ts";
 import { CliFailure, CliUsageError, DataDirMissing } from "./context.ts";
 import { registerDb } from "./db.ts";
 import { registerDeliveries } from "./deliveries.ts";
@@ -49,6 +50,7 @@ export function buildProgram(io: CliIo): Command {
   registerDb(program, io);
   registerAccounts(program, io);
   registerSandbox(program, io);
+  registerConnect(program, io);
   registerSync(program, io);
   registerImport(program, io);
   registerEvents(program, io);

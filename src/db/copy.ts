@@ -19,6 +19,7 @@ export const copyOrder: TableName[] = [
   "sessions",
   "apiKeys",
   "connections",
+  "linkStates",
   "bankAccounts",
   "balances",
   "transactions",

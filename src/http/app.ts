@@ -2,6 +2,7 @@
 // model, /metrics, and each feature's routes.
 import { Hono } from "hono";
 import { createV1App } from "../api/v1.ts";
+import { connectCallbackRoutes } from "../banking/callback-page.ts";
 import { metricsRoutes } from "../metrics/route.ts";
 import { createPortalApi } from "../portal/api.ts";
 import type { Services } from "../services.ts";
@@ -38,6 +39,7 @@ export function createHttpApp(services: Services, options: AppOptions = {}): Htt
   app.route("/portal/api", createPortalApi(services));
   app.route("/operator", createOperatorApi(services));
   app.route("/v1", v1.app);
+  app.route("/", connectCallbackRoutes(services));
   const remembered = new WeakSet<Response>();
   return {
     app,

@@ -4,6 +4,7 @@ import { Hono } from "hono";
 import type { Services } from "../services.ts";
 import { requireOperator, requireSession } from "./auth.ts";
 import { sessionCookie } from "./cookies.ts";
+import { bankLinkRoutes } from "./routes/bank-link-routes.ts";
 import { connectionRoutes } from "./routes/connection-routes.ts";
 import { endpointRoutes } from "./routes/endpoint-routes.ts";
 import { keyRoutes } from "./routes/key-routes.ts";
@@ -29,6 +30,7 @@ export function createPortalApi(services: Services): Hono {
     ["/keys", keyRoutes(services)],
     ["/endpoints", endpointRoutes(services)],
     ["/connections", connectionRoutes(services)],
+    ["/bank-links", bankLinkRoutes(services)],
   ] as const;
   for (const [prefix, routes] of ownerGroups) {
     app.use(prefix, session);

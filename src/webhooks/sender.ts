@@ -128,24 +128,28 @@ export function localSourceAddress(
   return own ? wanted : undefined;
 }
 
-function trustContext(caFile: string | undefined): SecureContext | undefined {
+/** Default roots plus the PEM CAs in `caFile`; `setting` names the option in messages. */
+export function trustContext(
+  caFile: string | undefined,
+  setting = "deliveryCaFile",
+): SecureContext | undefined {
   if (!caFile) return undefined;
   let pem: string;
   try {
     pem = readFileSync(caFile, "utf8");
   } catch (error) {
     throw new ConfigError(
-      `deliveryCaFile ${caFile}: cannot be read (${(error as NodeJS.ErrnoException).code})`,
+      `${setting} ${caFile}: cannot be read (${(error as NodeJS.ErrnoException).code})`,
     );
   }
   if (!pem.includes("-----BEGIN CERTIFICATE-----")) {
-    throw new ConfigError(`deliveryCaFile ${caFile}: holds no PEM certificate`);
+    throw new ConfigError(`${setting} ${caFile}: holds no PEM certificate`);
   }
   try {
     return tls.createSecureContext({ ca: [...tls.rootCertificates, pem] });
   } catch (error) {
     throw new ConfigError(
-      `deliveryCaFile ${caFile}: not a usable PEM CA bundle (${(error as Error).message})`,
+      `${setting} ${caFile}: not a usable PEM CA bundle (${(error as Error).message})`,
     );
   }
 }

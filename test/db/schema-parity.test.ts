@@ -5,6 +5,7 @@ import { describe, expect, test } from "bun:test";
 import { type AnyColumn, getTableColumns } from "drizzle-orm";
 import { type PgTable, getTableConfig as pgConfig } from "drizzle-orm/pg-core";
 import { type SQLiteTable, getTableConfig as sqliteConfig } from "drizzle-orm/sqlite-core";
+import { copyOrder } from "../../src/db/copy.ts";
 import * as postgres from "../../src/db/schema/postgres.ts";
 import * as sqlite from "../../src/db/schema/sqlite.ts";
 
@@ -89,4 +90,10 @@ describe("the SQLite and PostgreSQL schemas", () => {
       expect(foreign(b.foreignKeys as never)).toEqual(foreign(a.foreignKeys as never));
     });
   }
+});
+
+describe("svc db copy", () => {
+  test("copies every table of the schema (copyOrder names each exactly once)", () => {
+    expect([...copyOrder].sort() as string[]).toEqual(tableExports(postgres as unknown as Exports));
+  });
 });

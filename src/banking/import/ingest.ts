@@ -111,6 +111,10 @@ async function findOrCreateConnection(
     lastSyncedAt: null,
     syncLeaseRunId: null,
     syncLeaseExpiresAt: null,
+    consentExpiresAt: null,
+    providerSecret: null,
+    consecutiveFailures: 0,
+    nextPullAt: null,
   };
   await tx.insert(connections).values(row);
   return { row, created: true };

@@ -149,11 +149,42 @@ export const connections = pgTable(
      */
     syncLeaseRunId: text("sync_lease_run_id"),
     syncLeaseExpiresAt: ms("sync_lease_expires_at"),
+    /** Real banks (issue 17): when the consent ends (Enable Banking's session valid_until). */
+    consentExpiresAt: ms("consent_expires_at"),
+    /**
+     * Real banks: the provider secret (session id, access URL) sealed by the secret box
+     * (src/crypto/secret-box.ts); never stored or shown in the clear.
+     */
+    providerSecret: text("provider_secret"),
+    /** Failed syncs in a row (provider outages become `error` only after several). */
+    consecutiveFailures: integer("consecutive_failures").notNull().default(0),
+    /** Real banks: the request budget allows no pull before this time. */
+    nextPullAt: ms("next_pull_at"),
   },
   (t) => [
     index("connections_account_idx").on(t.serviceAccountId),
     uniqueIndex("connections_external_unique").on(t.serviceAccountId, t.provider, t.externalId),
   ],
+);
+
+/**
+ * A pending bank authorisation (issue 17 link flow): the `state` sent to the provider, stored
+ * only as its SHA-256, bound to the account and its connection, used once, and expiring.
+ */
+export const linkStates = pgTable(
+  "link_states",
+  {
+    stateHash: text("state_hash").primaryKey(),
+    serviceAccountId: text("service_account_id")
+      .notNull()
+      .references(() => serviceAccounts.id, { onDelete: "cascade" }),
+    connectionId: text("connection_id")
+      .notNull()
+      .references(() => connections.id, { onDelete: "cascade" }),
+    createdAt: ms("created_at").notNull(),
+    expiresAt: ms("expires_at").notNull(),
+  },
+  (t) => [index("link_states_connection_idx").on(t.connectionId)],
 );
 
 /** A bank account carried by a connection. */

@@ -16,7 +16,7 @@ export const connectionStatuses = [
   "initiated",
 ] as const;
 export type ConnectionStatus = (typeof connectionStatuses)[number];
-export const providerNames = ["sandbox", "import"] as const;
+export const providerNames = ["sandbox", "import", "enable_banking", "simplefin"] as const;
 export type ProviderName = (typeof providerNames)[number];
 
 export const transactionStatuses = ["booked", "pending"] as const;

@@ -1,0 +1,187 @@
+// "Connect a bank" (issue 17): choose a configured provider; for Enable Banking pick the
+// country and the bank from its list and go to the bank to approve; for SimpleFIN paste the
+// setup token made at the Bridge. Also the Remove button of a real-bank connection. Kept in its
+// own component so the connections page only mounts it.
+import { useState } from "preact/hooks";
+import { api } from "../api.ts";
+import { useAction } from "../use-action.ts";
+import { useResource } from "../use-resource.ts";
+import { ActionButton, ConfirmButton, ErrorNotice, Field, Notice, TextField } from "./ui.tsx";
+
+interface ProviderInfo {
+  name: "enable_banking" | "simplefin";
+  configured: boolean;
+  requests_per_day: number;
+}
+
+const providerLabel: Record<ProviderInfo["name"], string> = {
+  enable_banking: "European bank (Enable Banking)",
+  simplefin: "North American bank (SimpleFIN Bridge)",
+};
+
+export function providerName(provider: string): string {
+  switch (provider) {
+    case "sandbox":
+      return "Sandbox bank";
+    case "import":
+      return "Operator ingest";
+    case "enable_banking":
+      return "Enable Banking";
+    case "simplefin":
+      return "SimpleFIN Bridge";
+    default:
+      return provider;
+  }
+}
+
+function EnableBankingForm() {
+  const [country, setCountry] = useState("");
+  const [banks, setBanks] = useState<{ name: string }[] | undefined>(undefined);
+  const [bank, setBank] = useState("");
+  const lookup = useAction();
+  const start = useAction();
+  return (
+    <div data-testid="connect-enable-banking">
+      <TextField
+        label="Country of your bank"
+        hint="Two letters, such as FI, DE or ES."
+        value={country}
+        onValue={(value) => setCountry(value.toUpperCase())}
+        input={{ name: "country", autoCapitalize: "characters", maxLength: 2, required: true }}
+      />
+      <ErrorNotice error={lookup.error} />
+      <ActionButton
+        busyLabel="Loading banks…"
+        disabled={!/^[A-Z]{2}$/.test(country)}
+        onClick={() =>
+          lookup.run(async () => {
+            const answer = await api<{ data: { name: string }[] }>(
+              "GET",
+              `/bank-links/enable-banking/banks?country=${encodeURIComponent(country)}`,
+            );
+            setBanks(answer.data);
+            setBank(answer.data[0]?.name ?? "");
+          })
+        }
+      >
+        Show banks
+      </ActionButton>
+      {banks && (
+        <>
+          <Field label="Your bank">
+            {(ids) => (
+              <select {...ids} value={bank} onChange={(e) => setBank(e.currentTarget.value)}>
+                {banks.map((b) => (
+                  <option value={b.name}>{b.name}</option>
+                ))}
+              </select>
+            )}
+          </Field>
+          <ErrorNotice error={start.error} />
+          <ActionButton
+            kind="primary"
+            busyLabel="Opening your bank…"
+            disabled={!bank}
+            onClick={() =>
+              start.run(async () => {
+                const answer = await api<{ redirect_url: string }>(
+                  "POST",
+                  "/bank-links/enable-banking",
+                  { country, bank },
+                );
+                // The bank asks the user to approve, then sends them to /connect/callback.
+                window.location.assign(answer.redirect_url);
+              })
+            }
+          >
+            Continue to your bank
+          </ActionButton>
+        </>
+      )}
+    </div>
+  );
+}
+
+function SimplefinForm(props: { onLinked: () => Promise<void> }) {
+  const [token, setToken] = useState("");
+  const [linked, setLinked] = useState(false);
+  const link = useAction();
+  return (
+    <div data-testid="connect-simplefin">
+      <TextField
+        label="SimpleFIN setup token"
+        hint="Make one at your SimpleFIN Bridge (New app connection) and paste it here. It works once."
+        value={token}
+        onValue={setToken}
+        input={{ name: "setup_token", autoComplete: "off", spellcheck: false, required: true }}
+      />
+      <ErrorNotice error={link.error} />
+      {linked && <Notice kind="success">Your bank is connected.</Notice>}
+      <ActionButton
+        kind="primary"
+        busyLabel="Connecting…"
+        disabled={!token.trim()}
+        onClick={() =>
+          link.run(async () => {
+            setLinked(false);
+            await api("POST", "/bank-links/simplefin", { setup_token: token.trim() });
+            setToken("");
+            setLinked(true);
+            await props.onLinked();
+          })
+        }
+      >
+        Connect
+      </ActionButton>
+    </div>
+  );
+}
+
+export function ConnectBankCard(props: { onLinked: () => Promise<void> }) {
+  const providers = useResource<{ data: ProviderInfo[] }>("/bank-links/providers");
+  const configured = (providers.data?.data ?? []).filter((p) => p.configured);
+  const [choice, setChoice] = useState<ProviderInfo["name"] | undefined>(undefined);
+  const chosen = choice ?? configured[0]?.name;
+  if (configured.length === 0) return null;
+  return (
+    <section class="card" aria-labelledby="connect-bank-heading">
+      <h2 id="connect-bank-heading">Connect a bank</h2>
+      <Field label="Where is your bank?">
+        {(ids) => (
+          <select
+            {...ids}
+            value={chosen}
+            onChange={(e) => setChoice(e.currentTarget.value as ProviderInfo["name"])}
+          >
+            {configured.map((p) => (
+              <option value={p.name}>{providerLabel[p.name]}</option>
+            ))}
+          </select>
+        )}
+      </Field>
+      {chosen === "enable_banking" && <EnableBankingForm />}
+      {chosen === "simplefin" && <SimplefinForm onLinked={props.onLinked} />}
+    </section>
+  );
+}
+
+/** Remove a real-bank connection (ends an Enable Banking session at the provider too). */
+export function RemoveConnectionButton(props: { id: string; onRemoved: () => Promise<void> }) {
+  const remove = useAction();
+  return (
+    <>
+      <ErrorNotice error={remove.error} />
+      <ConfirmButton
+        label="Remove"
+        question="Remove this connection and its accounts and data?"
+        confirmLabel="Remove connection"
+        onConfirm={() =>
+          remove.run(async () => {
+            await api("DELETE", `/bank-links/${props.id}`);
+            await props.onRemoved();
+          })
+        }
+      />
+    </>
+  );
+}

@@ -1,0 +1,73 @@
+// SimpleFIN behind the provider interface. The access URL is the provider secret (sealed). One
+// GET {access}/accounts returns every account with its balance and transactions, so the read
+// is fetched once per sync (cached on the connection object the sync passes to every call) and
+// costs one request of the Bridge's ~24 a day.
+import type { SecretBox } from "../../../crypto/secret-box.ts";
+import type { BankProvider, ProviderConnection } from "../../provider.ts";
+import { simplefinBudget } from "../budget.ts";
+import { openSecret } from "../enable-banking/provider.ts";
+import { ProviderError } from "../errors.ts";
+import type { SimplefinClient } from "./client.ts";
+import {
+  errorsToProviderError,
+  type SimplefinAccountSnapshot,
+  transformAccountSet,
+} from "./transform.ts";
+
+/** How far back the first read reaches (the Bridge keeps about 90 days). */
+export const simplefinHistoryDays = 90;
+
+export function createSimplefinProvider(deps: {
+  client: SimplefinClient;
+  box: SecretBox;
+  now: () => Date;
+}): BankProvider {
+  const reads = new WeakMap<ProviderConnection, Promise<SimplefinAccountSnapshot[]>>();
+
+  function read(connection: ProviderConnection) {
+    const since = connection.readSince;
+    let pending = reads.get(connection);
+    if (!pending) {
+      const now = deps.now();
+      const start = since
+        ? new Date(`${since}T00:00:00Z`)
+        : new Date(now.getTime() - simplefinHistoryDays * 86_400_000);
+      pending = deps.client.accounts(openSecret(deps.box, connection), start).then((set) => {
+        const problem = errorsToProviderError(set.errors);
+        // Errors with no data are a failure; errors beside data still deliver the data.
+        if (problem && set.accounts.length === 0) throw problem;
+        return transformAccountSet(set, now.toISOString().slice(0, 10));
+      });
+      reads.set(connection, pending);
+    }
+    return pending;
+  }
+
+  async function account(connection: ProviderConnection, externalId: string) {
+    const found = (await read(connection)).find((a) => a.account.externalId === externalId);
+    if (!found)
+      throw new ProviderError("unavailable", `SimpleFIN no longer lists account ${externalId}`);
+    return found;
+  }
+
+  return {
+    name: "simplefin",
+    minIntervalMs: 60 * 60 * 1000,
+    budget: simplefinBudget,
+    async connectionStatus(connection) {
+      // Never claimed (the link failed): nothing to read.
+      if (!connection.sealedSecret) return { status: connection.status };
+      // SimpleFIN has no status call: the read itself says (its errors, or a 403).
+      return { status: "linked" };
+    },
+    async listAccounts(connection) {
+      return (await read(connection)).map((a) => a.account);
+    },
+    async fetchBalance(connection, externalId) {
+      return (await account(connection, externalId)).balance;
+    },
+    async fetchTransactions(connection, externalId) {
+      return (await account(connection, externalId)).transactions;
+    },
+  };
+}

@@ -1,0 +1,164 @@
+// Real banks from the CLI (issue 17 "Surfaces"): start an Enable Banking link (the user opens
+// the printed URL; completion arrives at the running server's /connect/callback), link
+// SimpleFIN with a setup token, list and remove connections, show the configured providers.
+import type { Command } from "commander";
+import { listOwnConnections } from "../banking/account-connections.ts";
+import { completeLink, removeConnection, startLink } from "../banking/link.ts";
+import { enableBankingBudget, simplefinBudget } from "../banking/providers/budget.ts";
+import { enableBankingConfigured } from "../banking/providers/registry.ts";
+import { CliUsageError, configFor, outputFor, withServices } from "./context.ts";
+import type { CliIo } from "./io.ts";
+import { formatTable } from "./output.ts";
+
+function parseDays(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value))
+    throw new CliUsageError(`--consent-days must be a whole number; got "${value}"`);
+  return Number(value);
+}
+
+export function registerConnect(program: Command, io: CliIo): void {
+  const connect = program
+    .command("connect")
+    .description("Connect a real bank for a service account (Enable Banking, SimpleFIN Bridge).");
+
+  connect
+    .command("enable-banking")
+    .description(
+      "Start linking a European bank through Enable Banking: prints the URL where the user approves at their bank. The bank sends the user back to the running server's /connect/callback, which completes the link.",
+    )
+    .requiredOption("--account <id>", "service account id")
+    .requiredOption("--country <cc>", "the bank's country, two letters (e.g. FI)")
+    .requiredOption("--bank <name>", "the bank's name as Enable Banking lists it")
+    .option("--consent-days <n>", "how long the consent lasts, 1-180 days (default 90)")
+    .action(
+      async (
+        options: { account: string; country: string; bank: string; consentDays?: string },
+        cmd: Command,
+      ) => {
+        const consentDays = parseDays(options.consentDays);
+        await withServices(io, cmd, async (services, out) => {
+          const start = await startLink(services, options.account, {
+            provider: "enable_banking",
+            country: options.country,
+            bank: options.bank,
+            ...(consentDays !== undefined ? { consentDays } : {}),
+          });
+          out.result(start, () =>
+            start.kind === "redirect"
+              ? [
+                  `connection ${start.connectionId} is awaiting authorisation`,
+                  `open this URL to approve at the bank (valid until ${start.stateExpiresAt.toISOString()}):`,
+                  `  ${start.url}`,
+                ].join("\n")
+              : start.message,
+          );
+        });
+      },
+    );
+
+  connect
+    .command("simplefin")
+    .description(
+      "Link SimpleFIN Bridge with a setup token (made at the Bridge; it works once). Claims it, stores the access URL encrypted, and runs the first sync.",
+    )
+    .requiredOption("--account <id>", "service account id")
+    .requiredOption("--setup-token <token>", "the setup token from SimpleFIN Bridge")
+    .action(async (options: { account: string; setupToken: string }, cmd: Command) => {
+      await withServices(io, cmd, async (services, out) => {
+        const result = await completeLink(services, {
+          provider: "simplefin",
+          serviceAccountId: options.account,
+          setupToken: options.setupToken,
+        });
+        out.result(result, () =>
+          [
+            `connection ${result.connectionId} is ${result.status}`,
+            result.firstSync ? `first sync: ${result.firstSync.outcome}` : "",
+          ]
+            .filter(Boolean)
+            .join("\n"),
+        );
+      });
+    });
+
+  const connections = program
+    .command("connections")
+    .description("A service account's bank connections.");
+
+  connections
+    .command("list")
+    .description(
+      "Connections of a service account: provider, bank, status, consent expiry, last sync.",
+    )
+    .requiredOption("--account <id>", "service account id")
+    .action(async (options: { account: string }, cmd: Command) => {
+      await withServices(io, cmd, async (services, out) => {
+        const list = await listOwnConnections(services.db, services.clock, options.account);
+        const rows = list.map((c) => ({
+          id: c.id,
+          provider: c.provider,
+          institution: c.institution,
+          status: c.status,
+          consentExpiresAt: c.consentExpiresAt,
+          lastSyncedAt: c.lastSyncedAt,
+        }));
+        out.result(rows, () =>
+          formatTable(
+            ["CONNECTION", "PROVIDER", "BANK", "STATUS", "CONSENT UNTIL", "LAST SYNC"],
+            rows.map((r) => [
+              r.id,
+              r.provider,
+              r.institution,
+              r.status,
+              r.consentExpiresAt,
+              r.lastSyncedAt,
+            ]),
+          ),
+        );
+      });
+    });
+
+  connections
+    .command("remove")
+    .description(
+      "Remove a connection with its accounts and data; an Enable Banking session is ended at the provider first.",
+    )
+    .argument("<id>", "connection id")
+    .action(async (id: string, _options: unknown, cmd: Command) => {
+      await withServices(io, cmd, async (services, out) => {
+        const result = await removeConnection(services, id);
+        out.result(
+          { id, removed: true, ...result },
+          () =>
+            `connection ${id} removed${result.providerSessionDeleted ? " (session ended at Enable Banking)" : ""}`,
+        );
+      });
+    });
+
+  program
+    .command("providers")
+    .description("Which bank providers this instance can use, and their request budgets.")
+    .action(async (_options: unknown, cmd: Command) => {
+      const config = configFor(io, cmd);
+      const rows = [
+        { name: "sandbox", configured: true, budget: "none (simulated bank)" },
+        {
+          name: "enable_banking",
+          configured: enableBankingConfigured(config),
+          budget: `${enableBankingBudget.requests} requests a day per account`,
+        },
+        {
+          name: "simplefin",
+          configured: true,
+          budget: `${simplefinBudget.requests} requests a day per access`,
+        },
+      ];
+      outputFor(io, cmd).result(rows, () =>
+        formatTable(
+          ["PROVIDER", "CONFIGURED", "BUDGET"],
+          rows.map((r) => [r.name, r.configured ? "yes" : "no", r.budget]),
+        ),
+      );
+    });
+}

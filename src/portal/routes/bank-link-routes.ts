@@ -1,0 +1,89 @@
+// The signed-in owner's real-bank links (issue 17 "Surfaces"): which providers are configured,
+// Enable Banking's bank list, start a link (redirect URL) or link SimpleFIN with a pasted setup
+// token, and remove a connection. Thin: validate, call the feature function, answer.
+import { Hono } from "hono";
+import { z } from "zod";
+import { requireOwnConnection } from "../../banking/account-connections.ts";
+import { completeLink, listBanks, removeConnection, startLink } from "../../banking/link.ts";
+import { enableBankingBudget, simplefinBudget } from "../../banking/providers/budget.ts";
+import { enableBankingConfigured } from "../../banking/providers/registry.ts";
+import { readJson } from "../../http/validate.ts";
+import type { Services } from "../../services.ts";
+import { ownAccountId } from "../owner.ts";
+
+const enableBankingBody = z
+  .object({
+    country: z.string().regex(/^[A-Za-z]{2}$/, "must be a two-letter country code"),
+    bank: z.string().trim().min(1).max(200),
+    consent_days: z.number().int().min(1).max(180).optional(),
+  })
+  .strict();
+const simplefinBody = z.object({ setup_token: z.string().trim().min(1).max(4000) }).strict();
+
+export function bankLinkRoutes(services: Services): Hono {
+  const app = new Hono();
+
+  app.get("/providers", (c) =>
+    c.json({
+      data: [
+        {
+          name: "enable_banking",
+          configured: enableBankingConfigured(services.config),
+          requests_per_day: enableBankingBudget.requests,
+          budget_scope: enableBankingBudget.scope,
+        },
+        {
+          name: "simplefin",
+          configured: true,
+          requests_per_day: simplefinBudget.requests,
+          budget_scope: simplefinBudget.scope,
+        },
+      ],
+    }),
+  );
+
+  app.get("/enable-banking/banks", async (c) =>
+    c.json({ data: await listBanks(services, c.req.query("country") ?? "") }),
+  );
+
+  app.post("/enable-banking", async (c) => {
+    const body = await readJson(c, enableBankingBody);
+    const start = await startLink(services, ownAccountId(c), {
+      provider: "enable_banking",
+      country: body.country,
+      bank: body.bank,
+      ...(body.consent_days !== undefined ? { consentDays: body.consent_days } : {}),
+    });
+    if (start.kind !== "redirect") return c.json({ message: start.message });
+    return c.json(
+      {
+        connection_id: start.connectionId,
+        redirect_url: start.url,
+        expires_at: start.stateExpiresAt.toISOString(),
+      },
+      201,
+    );
+  });
+
+  app.post("/simplefin", async (c) => {
+    const body = await readJson(c, simplefinBody);
+    const result = await completeLink(services, {
+      provider: "simplefin",
+      serviceAccountId: ownAccountId(c),
+      setupToken: body.setup_token,
+    });
+    return c.json({ connection_id: result.connectionId, status: result.status }, 201);
+  });
+
+  app.delete("/:id", async (c) => {
+    const connection = await requireOwnConnection(services.db, ownAccountId(c), c.req.param("id"));
+    const result = await removeConnection(services, connection.id);
+    return c.json({
+      id: connection.id,
+      removed: true,
+      provider_session_deleted: result.providerSessionDeleted,
+    });
+  });
+
+  return app;
+}

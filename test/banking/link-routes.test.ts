@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Services } from "../../src/services.ts";
+import { type EnableBankingStub, startEnableBankingStub } from "../support/enable-banking-stub.ts";
+import { createFakeClock } from "../support/fake-clock.ts";
+import { createTestPki } from "../support/pki.ts";
+import { type PortalClient, signedInOwner } from "../support/portal.ts";
+import { rawRecordingLogger } from "../support/raw-logger.ts";
+import { startTestServer, type TestServer } from "../support/server.ts";
+import { createTestServices } from "../support/services.ts";
+import { type SimplefinStub, startSimplefinStub } from "../support/simplefin-stub.ts";
+
+const clock = createFakeClock(new Date().toISOString());
+const logger = rawRecordingLogger();
+let eb: EnableBankingStub;
+let sf: SimplefinStub;
+let services: Services;
+let server: TestServer;
+let client: PortalClient;
+
+beforeAll(async () => {
+  const pki = await createTestPki();
+  eb = await startEnableBankingStub({ pki, clock });
+  sf = await startSimplefinStub(pki);
+  eb.accounts.push({
+    uid: "eb-1",
+    iban: "FI2112345600000785",
+    name: "Everyday",
+    currency: "EUR",
+    balance: "10.00",
+    transactions: [],
+  });
+  sf.accounts.push({
+    id: "ACT-1",
+    name: "Checking",
+    currency: "USD",
+    balance: "5.00",
+    "balance-date": Math.floor(clock.now().getTime() / 1000),
+    transactions: [],
+  });
+  services = await createTestServices({
+    clock,
+    log: logger,
+    config: {
+      providerCaFile: pki.caFile,
+      enableBankingApplicationId: eb.applicationId,
+      enableBankingKeyFile: eb.keyFile,
+      enableBankingApiUrl: eb.url,
+    },
+  });
+  server = startTestServer(services);
+  ({ client } = await signedInOwner(services, server.baseUrl));
+});
+afterAll(async () => {
+  await server.stop();
+  eb.stop();
+  sf.stop();
+});
+
+async function callback(query: string): Promise<{ status: number; text: string }> {
+  const response = await fetch(`${server.baseUrl}/connect/callback?${query}`);
+  return { status: response.status, text: await response.text() };
+}
+
+describe("connect a bank from the portal and the bank's callback", () => {
+  test("the portal lists configured providers and Enable Banking's banks", async () => {
+    const providers = await client.json<{ data: { name: string; configured: boolean }[] }>(
+      "GET",
+      "/bank-links/providers",
+    );
+    expect(providers.body.data.map((p) => [p.name, p.configured])).toEqual([
+      ["enable_banking", true],
+      ["simplefin", true],
+    ]);
+    const banks = await client.json<{ data: { name: string }[] }>(
+      "GET",
+      "/bank-links/enable-banking/banks?country=FI",
+    );
+    expect(banks.body.data[0]?.name).toBe("Stub Bank");
+  });
+
+  test("start at the portal, approve at the bank, the callback page says it is connected; a replay is refused in plain words", async () => {
+    const started = await client.json<{ connection_id: string; redirect_url: string }>(
+      "POST",
+      "/bank-links/enable-banking",
+      { country: "FI", bank: "Stub Bank" },
+    );
+    expect(started.status).toBe(201);
+    const authorizationId = new URL(started.body.redirect_url).searchParams.get("id") ?? "";
+    const state = eb.lastState;
+    const code = eb.approve(authorizationId);
+    const done = await callback(`state=${encodeURIComponent(state)}&code=${code}`);
+    expect(done.status).toBe(200);
+    expect(done.text).toContain("Your bank is connected");
+    const replay = await callback(`state=${encodeURIComponent(state)}&code=${code}`);
+    expect(replay.status).toBe(400);
+    expect(replay.text).toContain("already used");
+
+    const list = await client.json<{ data: { id: string; status: string }[] }>(
+      "GET",
+      "/connections",
+    );
+    expect(list.body.data.find((c) => c.id === started.body.connection_id)?.status).toBe("linked");
+
+    const removed = await client.json<{ provider_session_deleted: boolean }>(
+      "DELETE",
+      `/bank-links/${started.body.connection_id}`,
+    );
+    expect(removed.body.provider_session_deleted).toBe(true);
+  });
+
+  test("declining at the bank gives a page that says nothing was connected", async () => {
+    await client.json("POST", "/bank-links/enable-banking", { country: "FI", bank: "Stub Bank" });
+    const page = await callback(`state=${encodeURIComponent(eb.lastState)}&error=access_denied`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain("not connected");
+  });
+
+  test("a pasted SimpleFIN setup token links the bank", async () => {
+    const linked = await client.json<{ status: string }>("POST", "/bank-links/simplefin", {
+      setup_token: sf.setupToken(),
+    });
+    expect(linked.status).toBe(201);
+    expect(linked.body.status).toBe("linked");
+  });
+
+  test("no provider secret ever reaches the logs or the portal's answers", async () => {
+    const list = await client.request("GET", "/connections");
+    const body = await list.text();
+    const secrets = [
+      ...eb.sessions.keys(),
+      ...sf.issued,
+      ...sf.issued.map((u) => new URL(u).password),
+    ];
+    expect(secrets.length).toBeGreaterThan(2);
+    const logs = logger.lines.join("\n");
+    expect(logs.length).toBeGreaterThan(0);
+    for (const secret of secrets) {
+      expect(logs).not.toContain(secret);
+      expect(body).not.toContain(secret);
+    }
+  });
+});

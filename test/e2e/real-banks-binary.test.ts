@@ -1,0 +1,200 @@
+// Real banks through the compiled binary (issue 17): both provider stubs over real HTTPS with a
+// throwaway CA trusted through SVC_PROVIDER_CA_FILE. Link (CLI + the server's callback), first
+// sync, events, the read API showing the providers' data, consent expiry, error recovery and
+// removal (which ends the Enable Banking session at the provider).
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { eq } from "drizzle-orm";
+import { loadConfig } from "../../src/config.ts";
+import { silentLogger } from "../../src/log.ts";
+import { openServices } from "../../src/services.ts";
+import { compiledBinary, runBinary, startBinary } from "../support/binary.ts";
+import { startEnableBankingStub } from "../support/enable-banking-stub.ts";
+import { engineEnvFor } from "../support/engine.ts";
+import { createTestPki } from "../support/pki.ts";
+import { startSimplefinStub } from "../support/simplefin-stub.ts";
+import { makeTempDir } from "../support/temp.ts";
+
+describe("real banks through the compiled binary", () => {
+  test("link, first sync, events, read API, consent expiry, error recovery, removal", async () => {
+    const binary = await compiledBinary();
+    const pki = await createTestPki();
+    const eb = await startEnableBankingStub({ pki });
+    const sf = await startSimplefinStub(pki);
+    eb.accounts.push({
+      uid: "eb-acc-1",
+      iban: "FI2112345600000785",
+      name: "Everyday EUR",
+      currency: "EUR",
+      balance: "1200.00",
+      transactions: [1, 2, 3].map((i) => ({
+        entry_reference: `eb-r${i}`,
+        transaction_amount: { currency: "EUR", amount: `${i}0.00` },
+        credit_debit_indicator: i === 2 ? ("CRDT" as const) : ("DBIT" as const),
+        status: "BOOK" as const,
+        booking_date: new Date(Date.now() - i * 86_400_000).toISOString().slice(0, 10),
+      })),
+    });
+    const nowSeconds = Math.floor(Date.now() / 1000);
+    sf.accounts.push({
+      id: "ACT-9",
+      name: "Checking USD",
+      currency: "USD",
+      balance: "500.25",
+      "balance-date": nowSeconds,
+      transactions: [
+        { id: "sf-t1", posted: nowSeconds - 86_400, amount: "-20.00", description: "Groceries" },
+      ],
+    });
+    const cwd = makeTempDir("svc-real-banks");
+    const env = {
+      SVC_UNSAFE_ALLOW_PRIVATE_TARGETS: "true",
+      SVC_PROVIDER_CA_FILE: pki.caFile,
+      SVC_ENABLE_BANKING_APPLICATION_ID: eb.applicationId,
+      SVC_ENABLE_BANKING_KEY_FILE: eb.keyFile,
+      SVC_ENABLE_BANKING_API_URL: eb.url,
+      SVC_LOG_LEVEL: "info",
+    };
+    const svc = async (...argv: string[]) => {
+      const run = await runBinary(binary, [...argv, "--json"], cwd, env);
+      return { ...run, json: <T>() => JSON.parse(run.stdout) as T };
+    };
+    const server = await startBinary(binary, { cwd, env });
+    const writer = await openServices(
+      loadConfig({ env: await engineEnvFor(cwd), cwd, flags: { dataDir: join(cwd, "data") } }),
+      { log: silentLogger },
+    );
+    /** As if the budget's waiting time had passed (the binary runs on the real clock). */
+    const budgetPassed = (connectionId: string) =>
+      writer.db.write((tx) =>
+        tx
+          .update(tx.t.connections)
+          .set({ nextPullAt: null })
+          .where(eq(tx.t.connections.id, connectionId)),
+      );
+    try {
+      const providers = await svc("providers");
+      expect(providers.json<{ name: string; configured: boolean }[]>()).toContainEqual(
+        expect.objectContaining({ name: "enable_banking", configured: true }),
+      );
+      const account = (await svc("accounts", "create", "--email", "owner@example.com")).json<{
+        id: string;
+      }>().id;
+      const key = (await svc("keys", "create", "--account", account)).json<{ key: string }>().key;
+      const api = async <T>(path: string) =>
+        (await (
+          await fetch(`${server.baseUrl}/v1${path}`, {
+            headers: { Authorization: `Bearer ${key}` },
+          })
+        ).json()) as T;
+
+      // Enable Banking: the CLI prints the bank's URL; the bank sends the user to the callback.
+      const started = await svc(
+        "connect",
+        "enable-banking",
+        "--account",
+        account,
+        "--country",
+        "FI",
+        "--bank",
+        "Stub Bank",
+      );
+      expect(started.code).toBe(0);
+      const start = started.json<{ connection_id: string; url: string }>();
+      const authorizationId = new URL(start.url).searchParams.get("id") ?? "";
+      const page = await fetch(
+        `${server.baseUrl}/connect/callback?state=${encodeURIComponent(eb.lastState)}&code=${eb.approve(authorizationId)}`,
+      );
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain("Your bank is connected");
+
+      // SimpleFIN: a pasted setup token.
+      const sfLinked = await svc(
+        "connect",
+        "simplefin",
+        "--account",
+        account,
+        "--setup-token",
+        sf.setupToken(),
+      );
+      expect(sfLinked.code).toBe(0);
+      const sfConnection = sfLinked.json<{ connection_id: string; status: string }>();
+      expect(sfConnection.status).toBe("linked");
+
+      // The read API shows both providers' data, amounts as signed decimal strings.
+      const accounts = await api<{
+        data: { account_id: string; name: string; iban: string | null }[];
+      }>("/accounts");
+      const ebAccount = accounts.data.find((a) => a.name === "Everyday EUR");
+      const sfAccount = accounts.data.find((a) => a.name === "Checking USD");
+      expect(ebAccount?.iban).toBe("FI2112345600000785");
+      expect(sfAccount).toBeDefined();
+      const ebTx = await api<{ data: { amount: string }[] }>(
+        `/accounts/${ebAccount?.account_id}/transactions`,
+      );
+      expect(ebTx.data.map((t) => t.amount).sort()).toEqual(["-10.00", "-30.00", "20.00"]);
+      const sfBalance = await api<{ current: string }>(
+        `/accounts/${sfAccount?.account_id}/balance`,
+      );
+      expect(sfBalance.current).toBe("500.25");
+
+      // Events: each status move was announced.
+      const events = (await svc("events", "list", "--account", account)).json<
+        { type: string; envelope: { data: { connection_id?: string; status?: string } } }[]
+      >();
+      const moves = events
+        .filter(
+          (e) =>
+            e.type === "connection.status.changed" &&
+            e.envelope.data.connection_id === start.connection_id,
+        )
+        .map((e) => e.envelope.data.status);
+      expect(moves.sort()).toEqual(["awaiting_auth", "initiated", "linked"]);
+
+      // Consent expiry: the bank reports the session expired on the next pull.
+      await budgetPassed(start.connection_id);
+      const ebSessionId = [...eb.sessions.keys()][0] ?? "";
+      const session = eb.sessions.get(ebSessionId);
+      if (session) session.status = "EXPIRED";
+      await svc("sync", "--connection", start.connection_id);
+      const afterExpiry = (await svc("connections", "list", "--account", account)).json<
+        { id: string; status: string; consent_expires_at: string | null }[]
+      >();
+      expect(afterExpiry.find((c) => c.id === start.connection_id)?.status).toBe("expired");
+
+      // Error recovery: three outages make SimpleFIN `error`; the next good read, `linked`.
+      for (let i = 0; i < 3; i++) {
+        await budgetPassed(sfConnection.connection_id);
+        sf.failNextWith(503);
+        await svc("sync", "--connection", sfConnection.connection_id);
+      }
+      const statusOf = async (id: string) =>
+        (await svc("connections", "list", "--account", account))
+          .json<{ id: string; status: string }[]>()
+          .find((c) => c.id === id)?.status;
+      expect(await statusOf(sfConnection.connection_id)).toBe("error");
+      await budgetPassed(sfConnection.connection_id);
+      expect((await svc("sync", "--connection", sfConnection.connection_id)).code).toBe(0);
+      expect(await statusOf(sfConnection.connection_id)).toBe("linked");
+      // The budget now refuses an immediate pull and says when the next one is allowed.
+      const early = await svc("sync", "--connection", sfConnection.connection_id);
+      expect(early.json<{ outcome: string; next_allowed_at: string }>().outcome).toBe("too_soon");
+
+      // Removal ends the Enable Banking session at the provider.
+      const removed = await svc("connections", "remove", start.connection_id);
+      expect(removed.code).toBe(0);
+      expect(eb.sessions.get(ebSessionId)?.deleted).toBe(true);
+
+      // No provider secret in the server's or the CLI's logs.
+      const logs = server.stderr() + server.stdout();
+      for (const secret of [ebSessionId, ...sf.issued.map((u) => new URL(u).password)]) {
+        expect(logs).not.toContain(secret);
+      }
+    } finally {
+      await writer.database.close();
+      await server.stop();
+      eb.stop();
+      sf.stop();
+    }
+  }, 240_000);
+});
