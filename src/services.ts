@@ -4,12 +4,13 @@ import type { Clock } from "./clock.ts";
 import { systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { loadMasterKey, type MasterKey } from "./crypto/master-key.ts";
+import { verifyMasterKey } from "./crypto/master-key-check.ts";
 import { migrateDatabase } from "./db/migrate.ts";
 import { type AnyDatabase, type Db, openDatabase } from "./db/open.ts";
 import type { PostgresOptions } from "./db/postgres-store.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { createMetrics, type Metrics } from "./metrics/metrics.ts";
-import { createPostgresOutboxRelay } from "./webhooks/outbox-relay.ts";
+import { createPostgresOutboxRelay, createSqliteOutboxRelay } from "./webhooks/outbox-relay.ts";
 import { createOutboxSignal, type OutboxSignal } from "./webhooks/outbox-signal.ts";
 
 export interface Services {
@@ -59,6 +60,7 @@ export async function openServices(
       ...(options.env ? { env: options.env } : {}),
     });
     const clock = options.clock ?? systemClock;
+    await verifyMasterKey(database.db, clock, masterKey);
     return {
       config,
       database,
@@ -74,7 +76,7 @@ export async function openServices(
               ),
               (error) => log.warn("hearing other instances' new deliveries failed", { error }),
             )
-          : createOutboxSignal(),
+          : createOutboxSignal(createSqliteOutboxRelay(database)),
       metrics: createMetrics({ database, clock }),
     };
   } catch (error) {

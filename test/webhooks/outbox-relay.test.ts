@@ -1,6 +1,6 @@
-// Wake-ups across instances (issue 16): on PostgreSQL an event written by one instance (or the
-// CLI) starts its first attempt at once on another, through LISTEN/NOTIFY, without waiting for
-// the one-second tick; on both engines the signal still wakes this process's own dispatcher.
+// Wake-ups across processes and instances (issue 16): an event written by one instance (or the
+// CLI) starts its first attempt at once on another, without waiting for the one-second tick:
+// LISTEN/NOTIFY on PostgreSQL, SQLite's change counter polled every 100 ms on SQLite.
 import { afterAll, describe, expect, test } from "bun:test";
 import { silentLogger } from "../../src/log.ts";
 import { openServices } from "../../src/services.ts";
@@ -48,55 +48,52 @@ describe("the outbox signal", () => {
     expect(stopped).toBe(1);
   });
 
-  test.skipIf(testEngine !== "postgres")(
-    "PostgreSQL: an event written by another instance is sent at once by this one's dispatcher (no tick)",
-    async () => {
-      const s = await createWebhookSetup();
-      cleanups.push(() => s.close());
-      const receiver = startReceiver((await testCertificates()).cert);
-      cleanups.push(() => receiver.stop());
-      await registerVerified(s, receiver);
-      // This instance: a dispatcher woken only by the outbox signal (the one-second tick off).
-      const dispatcher = createDispatcher({
-        db: s.services.db,
-        clock: s.clock,
-        log: silentLogger,
-        masterKey: s.services.masterKey,
-        sender: senderFromConfig(s.services.config, s.clock, { resolve: s.ctx.resolve }),
-        outbox: s.services.outbox,
-        concurrency: 4,
-        endpointConcurrency: 4,
-        schedule: false,
-      });
-      dispatcher.start();
-      cleanups.push(() => dispatcher.stop());
-      await dispatcher.runDue();
-      const before = receiver.requests.length;
-      // Another instance on the same database writes an event and notifies.
-      const other = await openServices(s.services.config, {
-        clock: s.clock,
-        log: silentLogger,
-        env: { SVC_MASTER_KEY: testMasterKeyHex },
-      });
-      const recorded = await other.db.write((tx) =>
-        recordAccountEvent(tx, s.clock, {
-          serviceAccountId: s.accountId,
-          type: "account.transactions.available",
-          data: {
-            account_id: "5b0c1f7e-8f2a-4d59-9a51-0d6f3c2b1a90",
-            fetched_at: s.clock.now().toISOString(),
-            new_count: 1,
-          },
-        }),
-      );
-      // Notified again until heard: the LISTEN may not be acknowledged yet when the first goes.
-      for (let tries = 0; receiver.requests.length === before && tries < 50; tries++) {
-        other.outbox.notify();
-        await Bun.sleep(100);
-      }
-      await receiver.waitFor(before + 1, 1_000);
-      expect(receiver.requests.at(-1)?.headers["svc-webhook-id"]).toBe(recorded.eventId);
-      await other.database.close();
-    },
-  );
+  test(`${testEngine}: an event written by another process or instance is sent at once by this one's dispatcher (no tick)`, async () => {
+    const s = await createWebhookSetup();
+    cleanups.push(() => s.close());
+    const receiver = startReceiver((await testCertificates()).cert);
+    cleanups.push(() => receiver.stop());
+    await registerVerified(s, receiver);
+    // This instance: a dispatcher woken only by the outbox signal (the one-second tick off).
+    const dispatcher = createDispatcher({
+      db: s.services.db,
+      clock: s.clock,
+      log: silentLogger,
+      masterKey: s.services.masterKey,
+      sender: senderFromConfig(s.services.config, s.clock, { resolve: s.ctx.resolve }),
+      outbox: s.services.outbox,
+      concurrency: 4,
+      endpointConcurrency: 4,
+      schedule: false,
+    });
+    dispatcher.start();
+    cleanups.push(() => dispatcher.stop());
+    await dispatcher.runDue();
+    const before = receiver.requests.length;
+    // Another instance on the same database writes an event and notifies.
+    const other = await openServices(s.services.config, {
+      clock: s.clock,
+      log: silentLogger,
+      env: { SVC_MASTER_KEY: testMasterKeyHex },
+    });
+    const recorded = await other.db.write((tx) =>
+      recordAccountEvent(tx, s.clock, {
+        serviceAccountId: s.accountId,
+        type: "account.transactions.available",
+        data: {
+          account_id: "5b0c1f7e-8f2a-4d59-9a51-0d6f3c2b1a90",
+          fetched_at: s.clock.now().toISOString(),
+          new_count: 1,
+        },
+      }),
+    );
+    // Notified again until heard: the LISTEN may not be acknowledged yet when the first goes.
+    for (let tries = 0; receiver.requests.length === before && tries < 50; tries++) {
+      other.outbox.notify();
+      await Bun.sleep(100);
+    }
+    await receiver.waitFor(before + 1, 1_000);
+    expect(receiver.requests.at(-1)?.headers["svc-webhook-id"]).toBe(recorded.eventId);
+    await other.database.close();
+  });
 });
