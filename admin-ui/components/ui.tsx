@@ -223,7 +223,8 @@ export function CopyButton(props: { value: string; label: string }) {
     <button
       type="button"
       class="button button-small button-secondary"
-      aria-label={`Copy ${props.label}`}
+      // The accessible name starts with the visible text (WCAG 2.5.3 "label in name").
+      aria-label={`${copied ? "Copied" : "Copy"} ${props.label}`}
       onClick={async () => {
         try {
           await navigator.clipboard.writeText(props.value);

@@ -200,6 +200,11 @@ describe("portal in a real browser against the compiled binary", () => {
     expect(key).toMatch(/^svk_[A-Za-z0-9_-]{8}_[A-Za-z0-9_-]{43}$/);
     secrets.push(key);
     await page.getByText("It is shown only once").waitFor();
+    // The copy button's accessible name begins with its visible text (axe: label-content-name-mismatch).
+    const copy = page.getByRole("button", { name: /^Copy / });
+    const visible = ((await copy.textContent()) ?? "").trim();
+    expect(visible).toBe("Copy");
+    expect(await copy.getAttribute("aria-label")).toStartWith(`${visible} `);
     await screenshot(page, "04-key-created");
     await page.getByRole("button", { name: "I have stored it safely" }).click();
     expect(await page.getByTestId("secret-value").count()).toBe(0);
