@@ -1,7 +1,6 @@
-// Read-API rate limit per key (config apiRateLimitPerMinute; 0 = off). Fixed one-minute windows
-// kept in memory: the read API is served by one process, so a per-process count is exact there;
-// a restart forgets the current minute, which is harmless for throttling (unlike the portal's
-// send and registration limits, which are counted in the database).
+// Read-API rate limit per key (config apiRateLimitPerMinute; 0 = off): fixed one-minute windows
+// decided in memory. This limiter counts one process alone (tests, tools); `svc serve` uses the
+// shared one (shared-rate-limit.ts), which adds every process's counts up in the database.
 import type { Clock } from "../clock.ts";
 
 export const rateLimitWindowMs = 60_000;

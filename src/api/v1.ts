@@ -13,11 +13,11 @@ import { type CachedAnswerLane, createCachedAnswerLane } from "./cached-answers.
 import { renderReferencePage } from "./docs-page.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { validationHook } from "./params.ts";
-import { createKeyRateLimiter } from "./rate-limit.ts";
 import { createBankReads } from "./reads/bank-reads.ts";
 import { registerAccountRoutes } from "./routes/accounts.ts";
 import { registerConnectionRoutes } from "./routes/connections.ts";
 import { registerTransactionRoutes } from "./routes/transactions.ts";
+import { createSharedKeyRateLimiter } from "./shared-rate-limit.ts";
 
 /** Every resource lives under one of these; each one's whole subtree requires a key. */
 export const resourcePrefixes = ["/accounts", "/connections"] as const;
@@ -38,9 +38,18 @@ export function createV1App(services: Services, deps: { requestIds: RequestIds }
     onTouchError: (error) => log.warn("recording when an API key was last used failed", { error }),
   });
   const checked: CheckedAccess = new WeakMap();
+  // Shared by every process on the database (shared-rate-limit.ts), decided in memory.
   const rateLimiter =
     config.apiRateLimitPerMinute > 0
-      ? createKeyRateLimiter(clock, config.apiRateLimitPerMinute)
+      ? createSharedKeyRateLimiter(
+          {
+            db,
+            clock,
+            isOpen: () => services.database.isOpen(),
+            onSyncError: (error) => log.warn("sharing the read-API rate limit failed", { error }),
+          },
+          config.apiRateLimitPerMinute,
+        )
       : undefined;
   const answers = createAnswerCache(answerCacheLimits);
   const auth = apiAuthMiddleware({ authenticator, rateLimiter, checked });
