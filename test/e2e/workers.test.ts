@@ -30,6 +30,9 @@ function workerPids(log: string): number[] {
   return pids;
 }
 
+const listening = (log: string) =>
+  log.split("\n").filter((line) => line.includes('"msg":"listening"')).length;
+
 const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
@@ -46,6 +49,8 @@ describe("svc serve --workers", () => {
     server = await startBinary(binary, { cwd: dir, args: ["--workers", "3"] });
     const started = server;
     await waitUntil(() => workerPids(started.stderr()).length === 3, "three workers", 15_000);
+    // Each worker logs "listening" once its server has bound the shared port.
+    await waitUntil(() => listening(started.stderr()) === 3, "three workers listening", 15_000);
     const pids = workerPids(started.stderr());
     // Every request is answered by one of the workers, whichever the kernel picks.
     for (let i = 0; i < 30; i++) expect((await healthz(started.baseUrl)).status).toBe(200);
