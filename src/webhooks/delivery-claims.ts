@@ -4,7 +4,7 @@
 // that dies mid-send leaves the row pending: it is due again, and re-sent, once the lease has
 // run out. Candidates are read outside the transaction; the UPDATE re-checks that each is still
 // pending and due, so the write lock is held only for the claim itself.
-import { and, asc, eq, inArray, lte, notInArray, sql } from "drizzle-orm";
+import { and, asc, count, eq, gt, inArray, lte, notInArray, sql } from "drizzle-orm";
 import type { Db } from "../db/store.ts";
 import { newId } from "../ids.ts";
 import { cancelPendingDeliveries } from "./endpoint-state.ts";
@@ -35,6 +35,11 @@ export interface ClaimRequest {
   endpointRoom(endpointId: string): number;
   /** Endpoints with no room, skipped by the query so they cannot crowd out the others. */
   fullEndpoints: string[];
+  /**
+   * Deliveries of one endpoint leased at once across every process on the database, at most
+   * (its concurrency cap for the whole cluster); checked inside the claim's transaction.
+   */
+  endpointCap?: number;
 }
 
 /** Claims up to `limit` due deliveries, honouring each endpoint's room. */
@@ -70,8 +75,14 @@ export async function claimDueDeliveries(
   }
   if (picked.length === 0) return [];
   const claimToken = newId();
+  const endpointOf = new Map(candidates.map((c) => [c.id, c.endpointId]));
   return db.write(
     async (tx) => {
+      const ids =
+        request.endpointCap === undefined
+          ? picked
+          : await withinClusterCap(tx, picked, endpointOf, request.endpointCap, now);
+      if (ids.length === 0) return [];
       const claimed = await tx
         .update(deliveries)
         .set({
@@ -81,7 +92,7 @@ export async function claimDueDeliveries(
         })
         .where(
           and(
-            inArray(deliveries.id, picked),
+            inArray(deliveries.id, ids),
             // Re-checked per row, not searched: written as an expression no index serves, so
             // the planner looks the rows up by id instead of scanning every due delivery
             // (SQLite without statistics picks deliveries_due_idx: ~30x slower with a backlog).
@@ -130,4 +141,49 @@ export async function claimDueDeliveries(
     },
     { isolation: "read committed" },
   );
+}
+
+/**
+ * The picked deliveries each endpoint may still lease, counting the leases every process holds
+ * (pending rows whose lease has not run out). On PostgreSQL the claims of one endpoint take
+ * turns on a transaction-scoped advisory lock, so two instances cannot both see room for the
+ * last place; SQLite's single writer already makes them take turns.
+ */
+async function withinClusterCap(
+  tx: Db,
+  picked: string[],
+  endpointOf: Map<string, string>,
+  cap: number,
+  now: Date,
+): Promise<string[]> {
+  const { deliveries } = tx.t;
+  const endpoints = [...new Set(picked.map((id) => endpointOf.get(id) as string))].sort();
+  if (tx.engine === "postgres") {
+    for (const endpointId of endpoints) {
+      await tx.rows(sql`SELECT pg_advisory_xact_lock(hashtext(${`svc_endpoint:${endpointId}`}))`);
+    }
+  }
+  const leased = await tx
+    .select({ endpointId: deliveries.endpointId, n: count() })
+    .from(deliveries)
+    .where(
+      and(
+        inArray(deliveries.endpointId, endpoints),
+        // A lease moves next_attempt_at to its end: the due index's range of future attempts
+        // holds every leased row (and scheduled retries), never the endpoint's history.
+        eq(deliveries.status, "pending"),
+        gt(deliveries.nextAttemptAt, now),
+        gt(deliveries.leaseExpiresAt, now),
+      ),
+    )
+    .groupBy(deliveries.endpointId);
+  const room = new Map(endpoints.map((e) => [e, cap]));
+  for (const row of leased) room.set(row.endpointId, cap - row.n);
+  return picked.filter((id) => {
+    const endpointId = endpointOf.get(id) as string;
+    const left = room.get(endpointId) ?? 0;
+    if (left <= 0) return false;
+    room.set(endpointId, left - 1);
+    return true;
+  });
 }

@@ -122,6 +122,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         limit: room,
         endpointRoom: slots.endpointClaimRoom,
         fullEndpoints: slots.fullEndpoints(),
+        endpointCap: options.endpointConcurrency,
       });
     } catch (error) {
       // e.g. the database unreachable: the rows stay due; the next tick tries again.

@@ -1,8 +1,8 @@
 // The dispatcher's book of claimed deliveries (pure; no I/O): which are sending, which wait in
 // the queue to start, and how many more each endpoint may take. Claims run ahead of the sender by
 // up to the global cap again (`claimAhead`), so a finished send is followed by the next one at
-// once, from the queue, instead of after a round trip to the database; the per-endpoint cap
-// holds for sends, and the queue holds at most `claimAhead` x that cap per endpoint.
+// once, from the queue, instead of after a round trip to the database; one endpoint's held
+// deliveries (sending and waiting) never exceed its cap.
 import type { ClaimedDelivery } from "./delivery-claims.ts";
 
 export interface SendSlots {
@@ -38,7 +38,10 @@ export interface SendSlotLimits {
 export function createSendSlots(limits: SendSlotLimits): SendSlots {
   const ahead = limits.claimAhead ?? 2;
   const heldCap = limits.concurrency * ahead;
-  const endpointHeldCap = limits.endpointConcurrency * ahead;
+  // One endpoint's held deliveries (sending and waiting) stay within its cap: the cap holds for
+  // the whole cluster through the leases (delivery-claims.ts), and a delivery queued here holds
+  // a lease too. Claiming ahead pays off across endpoints.
+  const endpointHeldCap = limits.endpointConcurrency;
   const queue: ClaimedDelivery[] = [];
   /** Per endpoint: deliveries held (sending or waiting) and those sending. */
   const held = new Map<string, number>();

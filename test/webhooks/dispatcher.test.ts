@@ -415,6 +415,23 @@ describe("concurrency caps", () => {
     expect(slow.maxOpen()).toBe(2);
   });
 
+  test("the per-endpoint cap holds across two instances: two dispatchers on one database never send more than endpointConcurrency to one endpoint at once", async () => {
+    const slow = await receiver(async () => {
+      await Bun.sleep(150);
+      return new Response(null, { status: 200 });
+    });
+    const s = await setup();
+    await registerVerified(s, slow, "/slow");
+    await raise(s, 8);
+    const other = openDatabase(s.services.config);
+    cleanups.push(() => other.close());
+    const first = dispatcher(s, { concurrency: 8, endpointConcurrency: 2 });
+    const second = dispatcher(s, { concurrency: 8, endpointConcurrency: 2, db: other.db });
+    const sent = await Promise.all([first.runDue(), second.runDue()]);
+    expect(sent[0] + sent[1]).toBe(8);
+    expect(slow.maxOpen()).toBe(2);
+  });
+
   test("the global cap bounds all sends in flight", async () => {
     let open = 0;
     let maxOpen = 0;
