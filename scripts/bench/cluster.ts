@@ -1,0 +1,343 @@
+// bun run bench:cluster — several serving processes on one database (issue 16): 1, 2 and 4
+// workers (`svc serve --workers N`) on SQLite, and with --database-url 1, 2 and 4 instances on
+// PostgreSQL. For each: deliveries/s draining a backlog written before the servers start (their
+// start-up included), read-API req/s (wrk on a cached transactions page; one wrk per instance
+// when instances listen on ports of their own), and first-attempt latency p50/p99 at a fixed rate with events written one per
+// transaction by another process. Baselines measured in the same run: a bare Bun.serve answering
+// a constant (wrk) and the receiver's ceiling (a plain HTTPS client, no database).
+//
+//   --seconds S           length of each measured phase (default 5)
+//   --database-url URL    also run the PostgreSQL configurations on a fresh database there
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { eq } from "drizzle-orm";
+import { createServiceAccount } from "../../src/accounts/service-accounts.ts";
+import { systemClock } from "../../src/clock.ts";
+import { loadConfig } from "../../src/config.ts";
+import { createApiKey } from "../../src/keys/api-keys.ts";
+import { silentLogger } from "../../src/log.ts";
+import { openServices, type Services } from "../../src/services.ts";
+import { webhookContext } from "../../src/webhooks/context.ts";
+import { registerEndpoint } from "../../src/webhooks/endpoint-registration.ts";
+import { recordAccountEvents } from "../../src/webhooks/events.ts";
+import {
+  generatedTransactions,
+  insertTransactions,
+  seedConnection,
+} from "../../test/support/bank-fixtures.ts";
+import { createTestPki, loopbackNames } from "../../test/support/pki.ts";
+import { openBenchDatabase } from "./bench-database.ts";
+
+const { values } = parseArgs({
+  args: Bun.argv.slice(2),
+  options: {
+    seconds: { type: "string", default: "5" },
+    "database-url": { type: "string" },
+  },
+});
+const seconds = Number(values.seconds);
+const masterKey = "0f".repeat(32);
+const repoRoot = join(import.meta.dir, "../..");
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+const now = () => performance.timeOrigin + performance.now();
+if (!Bun.which("wrk")) throw new Error("bench:cluster needs wrk (apt-get install -y wrk)");
+
+// --- the receiver (its own process) ----------------------------------------------------------
+const pki = await createTestPki();
+const cert = await pki.issue(loopbackNames);
+const ca = await Bun.file(pki.caFile).text();
+const receiver = Bun.spawn(
+  [
+    process.execPath,
+    join(import.meta.dir, "receiver.ts"),
+    "--cert",
+    cert.certFile,
+    "--key",
+    cert.keyFile,
+  ],
+  { stdout: "pipe", stderr: "inherit" },
+);
+const banner = await (async () => {
+  const reader = receiver.stdout.getReader();
+  let text = "";
+  while (!text.includes("\n")) text += new TextDecoder().decode((await reader.read()).value);
+  reader.releaseLock();
+  return text;
+})();
+const receiverUrl = `https://127.0.0.1:${banner.match(/PORT (\d+)/)?.[1]}`;
+const control = async <T>(path: string) =>
+  (await (await fetch(`${receiverUrl}${path}`, { method: "POST", tls: { ca } })).json()) as T;
+const receiverCount = async () => (await control<{ count: number }>("/_stats")).count;
+const drain = () => control<[string, number][]>("/_drain");
+
+// --- baselines ---------------------------------------------------------------------------------
+function wrk(url: string, connections: number, headers: string[] = []): Promise<number> {
+  const child = Bun.spawn(
+    ["wrk", "-t1", `-c${connections}`, `-d${seconds}s`, ...headers.flatMap((h) => ["-H", h]), url],
+    { stdout: "pipe", stderr: "pipe" },
+  );
+  return new Response(child.stdout).text().then((out) => {
+    if (/Non-2xx/.test(out)) throw new Error(`wrk saw errors:\n${out}`);
+    return Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+  });
+}
+
+async function bareBaseline(): Promise<number> {
+  const bare = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("ok") });
+  const rps = await wrk(`http://127.0.0.1:${bare.port}/`, 32);
+  await bare.stop(true);
+  return rps;
+}
+
+async function receiverCeiling(): Promise<number> {
+  const body = JSON.stringify({ id: "ceiling", type: "account.transactions.available" });
+  const before = await receiverCount();
+  const started = now();
+  const until = started + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: 64 }, async () => {
+      while (now() < until) {
+        await fetch(`${receiverUrl}/ceiling`, { method: "POST", body, tls: { ca } });
+      }
+    }),
+  );
+  const perSecond = ((await receiverCount()) - before) / ((now() - started) / 1000);
+  await drain();
+  return perSecond;
+}
+
+// --- one configuration -------------------------------------------------------------------------
+interface Result {
+  label: string;
+  readRps: number;
+  deliveriesPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+async function freePort(): Promise<number> {
+  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
+  const port = probe.port as number;
+  await probe.stop(true);
+  return port;
+}
+
+async function setUp(store: Awaited<ReturnType<typeof openBenchDatabase>>) {
+  const config = loadConfig({
+    env: {},
+    cwd: store.dataDir,
+    flags: {
+      dataDir: store.dataDir,
+      ...(store.databaseUrl ? { databaseUrl: store.databaseUrl } : {}),
+    },
+  });
+  const services = await openServices(
+    { ...config, unsafeAllowPrivateTargets: true },
+    { log: silentLogger, env: { SVC_MASTER_KEY: masterKey } },
+  );
+  const { account } = await createServiceAccount(services.db, systemClock, {
+    email: "bench@example.com",
+    password: "benchmark password",
+  });
+  const ctx = webhookContext(services);
+  const accountIds: string[] = [];
+  for (let i = 0; i < 8; i++) {
+    const owner =
+      i === 0
+        ? account
+        : (
+            await createServiceAccount(services.db, systemClock, {
+              email: `bench${i}@example.com`,
+              password: "benchmark password",
+            })
+          ).account;
+    const { endpoint } = await registerEndpoint(ctx, {
+      serviceAccountId: owner.id,
+      url: `${receiverUrl}/hooks/${i}`,
+    });
+    const { webhookEndpoints } = services.db.t;
+    await services.db.write((tx) =>
+      tx
+        .update(webhookEndpoints)
+        .set({ verifiedAt: new Date() })
+        .where(eq(webhookEndpoints.id, endpoint.id)),
+    );
+    accountIds.push(owner.id);
+  }
+  ctx.close();
+  const bank = await seedConnection(services.db, systemClock, account.id, { accounts: 1 });
+  const today = new Date().toISOString().slice(0, 10);
+  await insertTransactions(
+    services.db,
+    systemClock,
+    bank.accountIds[0] as string,
+    generatedTransactions(5_000, { lastDate: today, perDay: 137 }),
+  );
+  const { key } = await createApiKey(services.db, systemClock, { serviceAccountId: account.id });
+  return {
+    services,
+    accountIds,
+    key,
+    path: `/v1/accounts/${bank.accountIds[0]}/transactions?limit=100`,
+  };
+}
+
+async function writeEvents(services: Services, accountIds: string[], count: number, perTx: number) {
+  let next = 0;
+  for (let written = 0; written < count; written += perTx) {
+    await services.db.write((tx) =>
+      recordAccountEvents(
+        tx,
+        systemClock,
+        Array.from({ length: Math.min(perTx, count - written) }, () => {
+          const id = accountIds[next++ % accountIds.length] as string;
+          return {
+            serviceAccountId: id,
+            type: "account.transactions.available" as const,
+            data: { account_id: id, fetched_at: new Date().toISOString(), new_count: 1 },
+          };
+        }),
+      ),
+    );
+    services.outbox.notify();
+  }
+}
+
+async function runConfiguration(
+  label: string,
+  processes: number,
+  databaseUrl?: string,
+): Promise<Result> {
+  const store = await openBenchDatabase(databaseUrl);
+  const { services, accountIds, key, path } = await setUp(store);
+  // The backlog is written before any server starts, so the drain below measures delivery alone.
+  const backlog = Math.round(seconds * 6_000);
+  await writeEvents(services, accountIds, backlog, 100);
+  const countBefore = await receiverCount();
+  const env = {
+    ...process.env,
+    SVC_DATA_DIR: store.dataDir,
+    SVC_MASTER_KEY: masterKey,
+    SVC_LOG_LEVEL: "warn",
+    SVC_DELIVERY_CA_FILE: pki.caFile,
+    SVC_UNSAFE_ALLOW_PRIVATE_TARGETS: "true",
+    SVC_API_RATE_LIMIT_PER_MINUTE: "0",
+    ...(store.databaseUrl ? { SVC_DATABASE_URL: store.databaseUrl } : {}),
+  };
+  // SQLite: one supervisor with N workers on one port; PostgreSQL: N instances, a port each.
+  const ports: number[] = [];
+  const servers: ReturnType<typeof Bun.spawn>[] = [];
+  const instanceCount = databaseUrl ? processes : 1;
+  for (let i = 0; i < instanceCount; i++) {
+    const port = await freePort();
+    ports.push(port);
+    const args = ["serve", "--port", String(port)];
+    if (!databaseUrl) args.push("--workers", String(processes));
+    servers.push(
+      Bun.spawn([process.execPath, join(repoRoot, "src/main.ts"), ...args], {
+        env,
+        stdout: "ignore",
+        stderr: "inherit",
+      }),
+    );
+  }
+  const started = now();
+  try {
+    for (const port of ports) {
+      for (;;) {
+        try {
+          if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) break;
+        } catch {}
+        await sleep(50);
+      }
+    }
+    // Deliveries: the backlog drained, from the servers' start (start-up included).
+    while ((await receiverCount()) - countBefore < backlog && now() < started + 120_000) {
+      await sleep(50);
+    }
+    const deliveriesPerSecond =
+      ((await receiverCount()) - countBefore) / ((now() - started) / 1000);
+    await drain();
+
+    // Read API: one wrk per listening port, 32 connections in all.
+    const auth = [`Authorization: Bearer ${key}`];
+    const rates = await Promise.all(
+      ports.map((port) =>
+        wrk(`http://127.0.0.1:${port}${path}`, Math.max(1, Math.floor(32 / ports.length)), auth),
+      ),
+    );
+    const readRps = rates.reduce((a, b) => a + b, 0);
+
+    // First-attempt latency: 500 events/s, one transaction each, written by this process.
+    const written = new Map<string, number>();
+    const until = now() + seconds * 1000;
+    let produced = 0;
+    const latencyStart = now();
+    while (now() < until) {
+      const due = Math.floor(((now() - latencyStart) / 1000) * 500) - produced;
+      for (let i = 0; i < due; i++) {
+        const id = accountIds[produced % accountIds.length] as string;
+        const [event] = await services.db.write((tx) =>
+          recordAccountEvents(tx, systemClock, [
+            {
+              serviceAccountId: id,
+              type: "account.transactions.available" as const,
+              data: { account_id: id, fetched_at: new Date().toISOString(), new_count: 1 },
+            },
+          ]),
+        );
+        written.set(event?.eventId as string, now());
+        services.outbox.notify();
+        produced++;
+      }
+      await sleep(1);
+    }
+    await sleep(2_000);
+    const latencies = (await drain())
+      .filter(([id]) => written.has(id))
+      .map(([id, at]) => at - (written.get(id) as number))
+      .sort((a, b) => a - b);
+    return {
+      label,
+      readRps,
+      deliveriesPerSecond,
+      p50Ms: percentile(latencies, 50),
+      p99Ms: percentile(latencies, 99),
+    };
+  } finally {
+    for (const server of servers) server.kill("SIGTERM");
+    await Promise.all(servers.map((s) => s.exited));
+    await services.database.close();
+    await store.dispose();
+  }
+}
+
+try {
+  const bare = await bareBaseline();
+  const ceiling = await receiverCeiling();
+  console.log(
+    `baselines (same run): bare Bun.serve ${Math.round(bare)} req/s; receiver ceiling ${Math.round(ceiling)} deliveries/s (plain HTTPS client, 64 concurrent)\n`,
+  );
+  const results: Result[] = [];
+  for (const n of [1, 2, 4]) results.push(await runConfiguration(`SQLite, --workers ${n}`, n));
+  if (values["database-url"]) {
+    for (const n of [1, 2, 4]) {
+      results.push(
+        await runConfiguration(`PostgreSQL, ${n} instance(s)`, n, values["database-url"]),
+      );
+    }
+  }
+  console.log(
+    "configuration              read req/s (vs bare)   deliveries/s (vs ceiling)   first attempt p50 / p99",
+  );
+  for (const r of results) {
+    console.log(
+      `${r.label.padEnd(26)} ${Math.round(r.readRps).toString().padStart(8)} (${((100 * r.readRps) / bare).toFixed(1).padStart(5)} %)   ${Math.round(r.deliveriesPerSecond).toString().padStart(8)} (${((100 * r.deliveriesPerSecond) / ceiling).toFixed(1).padStart(5)} %)      ${r.p50Ms.toFixed(1)} / ${r.p99Ms.toFixed(1)} ms`,
+    );
+  }
+} finally {
+  receiver.kill("SIGTERM");
+  await receiver.exited;
+}
