@@ -3,7 +3,9 @@
 // UPDATE, so two dispatchers (processes, instances) never claim the same row, and a dispatcher
 // that dies mid-send leaves the row pending: it is due again, and re-sent, once the lease has
 // run out. Candidates are read outside the transaction; the UPDATE re-checks that each is still
-// pending and due, so the write lock is held only for the claim itself.
+// pending and due, so the write lock is held only for the claim itself. On PostgreSQL the rows
+// are first locked with FOR UPDATE SKIP LOCKED, so instances claiming at once pass each other's
+// rows by instead of waiting for them; SQLite's single writer makes claims take turns.
 import { and, asc, count, eq, gt, inArray, lte, notInArray, sql } from "drizzle-orm";
 import type { Db } from "../db/store.ts";
 import { newId } from "../ids.ts";
@@ -78,10 +80,12 @@ export async function claimDueDeliveries(
   const endpointOf = new Map(candidates.map((c) => [c.id, c.endpointId]));
   return db.write(
     async (tx) => {
+      // PostgreSQL: rows another instance is claiming right now are skipped, not waited for.
+      const free = tx.engine === "postgres" ? await unlockedOf(tx, picked, now) : picked;
       const ids =
         request.endpointCap === undefined
-          ? picked
-          : await withinClusterCap(tx, picked, endpointOf, request.endpointCap, now);
+          ? free
+          : await withinClusterCap(tx, free, endpointOf, request.endpointCap, now);
       if (ids.length === 0) return [];
       const claimed = await tx
         .update(deliveries)
@@ -186,4 +190,22 @@ async function withinClusterCap(
     room.set(endpointId, left - 1);
     return true;
   });
+}
+
+/** Of the picked rows, those still due that no other transaction holds (FOR UPDATE SKIP LOCKED). */
+async function unlockedOf(tx: Db, picked: string[], now: Date): Promise<string[]> {
+  const { deliveries } = tx.t;
+  const rows = await tx
+    .select({ id: deliveries.id })
+    .from(deliveries)
+    .where(
+      and(
+        inArray(deliveries.id, picked),
+        sql`coalesce(${deliveries.status}, '') = 'pending'`,
+        lte(deliveries.nextAttemptAt, now),
+      ),
+    )
+    .for("update", { skipLocked: true });
+  const free = new Set(rows.map((row) => row.id));
+  return picked.filter((id) => free.has(id));
 }
