@@ -25,6 +25,7 @@ export const errorStatus = {
   limit_exceeded: 409,
   invalid_state: 409,
   code_expired: 410,
+  misdirected_request: 421,
   payload_too_large: 413,
   rate_limited: 429,
   internal_error: 500,

@@ -11,14 +11,14 @@ import { keyRoutes } from "./routes/key-routes.ts";
 import { operatorRoutes } from "./routes/operator-routes.ts";
 import { overviewRoutes } from "./routes/overview-routes.ts";
 import { sessionRoutes } from "./routes/session-routes.ts";
-import { sameOriginOnWrites } from "./same-origin.ts";
+import { sameOriginOnly } from "./same-origin.ts";
 
 export function createPortalApi(services: Services): Hono {
   const { db, clock, config } = services;
   const cookie = sessionCookie(config.baseUrl);
   const session = requireSession(db, clock, cookie);
   const app = new Hono();
-  app.use("*", sameOriginOnWrites(config.baseUrl));
+  app.use("*", sameOriginOnly(config.baseUrl));
   app.use("*", async (c, next) => {
     await next();
     // Portal answers may hold a key or secret shown once: never cache them.

@@ -32,7 +32,8 @@ describe("/v1/openapi.json", () => {
 
   test("documents bearer authentication and the server's /v1 base URL", () => {
     expect(document.security).toEqual([{ bearerAuth: [] }]);
-    expect(document.servers).toEqual([{ url: `${api.services.config.baseUrl}/v1` }]);
+    // The test server serves at the address it listens on (test/support/server.ts).
+    expect(document.servers).toEqual([{ url: `${api.server.baseUrl}/v1` }]);
   });
 
   test("every route documents 401, 403, 429 and 500 with the exact codes, and 400; item routes 404", () => {

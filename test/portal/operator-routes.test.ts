@@ -80,7 +80,8 @@ describe("portal: operator settings", () => {
       "/operator/settings",
     );
     expect(settings.status).toBe(200);
-    expect(settings.body.baseUrl).toBe(services.config.baseUrl);
+    // The test server's base URL is the address it listens on (test/support/server.ts).
+    expect(settings.body.baseUrl).toBe(server.baseUrl);
     expect(settings.body.deliverySourceIp).toBeNull();
     const { client: owner } = await signedInOwner(services, server.baseUrl);
     expect((await owner.request("GET", "/operator/settings")).status).toBe(403);

@@ -13,6 +13,7 @@ const services = await createTestServices({
   config: { baseUrl: "http://bank-api.example.test:8080", deliverySourceIp: "203.0.113.7" },
 });
 const server = startTestServer(services);
+const publicUrl = "http://bank-api.example.test:8080";
 afterAll(() => server.stop());
 
 interface Overview {
@@ -26,7 +27,7 @@ interface Overview {
 
 describe("portal: overview", () => {
   test("shows the account, why API calls are served, the source IP and the API base URL", async () => {
-    const { client, accountId } = await signedInOwner(services, server.baseUrl);
+    const { client, accountId } = await signedInOwner(services, server.baseUrl, { publicUrl });
     const overview = await client.json<Overview>("GET", "/overview");
     expect(overview.status).toBe(200);
     expect(overview.body).toMatchObject({
@@ -49,7 +50,7 @@ describe("portal: overview", () => {
   });
 
   test("a lapsed subscription is explained: 403 subscription_lapsed and what to do", async () => {
-    const { client, accountId } = await signedInOwner(services, server.baseUrl);
+    const { client, accountId } = await signedInOwner(services, server.baseUrl, { publicUrl });
     await updateServiceAccount(services.db, clock, accountId, {
       status: "lapsed",
       subscriptionStatus: "past_due",
@@ -66,6 +67,8 @@ describe("portal: overview", () => {
   });
 
   test("without a session the overview answers 401", async () => {
-    expect((await portalClient(server.baseUrl).request("GET", "/overview")).status).toBe(401);
+    expect((await portalClient(server.baseUrl, publicUrl).request("GET", "/overview")).status).toBe(
+      401,
+    );
   });
 });

@@ -54,7 +54,11 @@ describe("portal sign-in and sessions", () => {
       });
       const response = await fetch(`${httpsServer.baseUrl}/portal/api/session`, {
         method: "POST",
-        headers: { "Content-Type": "application/json", Origin: "https://bank-api.example.com" },
+        headers: {
+          "Content-Type": "application/json",
+          Host: "bank-api.example.com",
+          Origin: "https://bank-api.example.com",
+        },
         body: JSON.stringify({ email: "s@example.com", password: testPassword }),
       });
       expect(response.status).toBe(201);
@@ -174,6 +178,93 @@ describe("portal sign-in and sessions", () => {
       headers: { Cookie: client.cookie ?? "" },
     });
     expect(noOrigin.status).toBe(403);
+  });
+
+  test("DNS rebinding (issue 13): Host evil.test with Origin http://evil.test and a valid session cookie is answered 421, reads and writes alike", async () => {
+    const { client } = await signedInOwner(services, server.baseUrl);
+    const rebound = { Host: "evil.test", Origin: "http://evil.test" };
+    const write = await client.request("POST", "/keys", { name: "stolen" }, rebound);
+    expect(write.status).toBe(421);
+    expect(((await write.json()) as { error: { code: string } }).error.code).toBe(
+      "misdirected_request",
+    );
+    expect((await client.request("GET", "/keys", undefined, rebound)).status).toBe(421);
+    const keys = await client.json<{ data: unknown[] }>("GET", "/keys");
+    expect(keys.body.data).toHaveLength(0);
+  });
+
+  test("Origin is compared with the configured base URL, not with the request's own Host (issue 13)", async () => {
+    const { client } = await signedInOwner(services, server.baseUrl);
+    const own = new URL(server.baseUrl);
+    // Same server, but reached under another name that also resolves to it.
+    const otherName = `svc.rebound.test:${own.port}`;
+    const response = await client.request(
+      "POST",
+      "/keys",
+      { name: "x" },
+      { Host: otherName, Origin: `http://${otherName}` },
+    );
+    expect(response.status).toBe(421);
+    const wrongOrigin = await client.request(
+      "POST",
+      "/keys",
+      { name: "x" },
+      {
+        Origin: `http://${otherName}`,
+      },
+    );
+    expect(wrongOrigin.status).toBe(403);
+    expect((await client.request("POST", "/keys", { name: "ok" })).status).toBe(201);
+  });
+
+  test("current-password guesses are throttled like sign-in (issue 13): after 10 wrong tries in 15 minutes the change answers 429, even with the right password, until the window frees", async () => {
+    const { client } = await signedInOwner(services, server.baseUrl);
+    const statuses: number[] = [];
+    for (let i = 0; i < 15; i++) {
+      const response = await client.request("POST", "/me/password", {
+        currentPassword: `wrong guess ${i}`,
+        newPassword: "a brand new password",
+      });
+      statuses.push(response.status);
+    }
+    expect(statuses).toEqual([...Array(10).fill(401), ...Array(5).fill(429)]);
+    const right = { currentPassword: testPassword, newPassword: "a brand new password" };
+    const throttled = await client.request("POST", "/me/password", right);
+    expect(throttled.status).toBe(429);
+    expect(Number(throttled.headers.get("retry-after"))).toBeGreaterThan(0);
+    clock.advance(15 * 60 * 1000);
+    expect((await client.request("POST", "/me/password", right)).status).toBe(200);
+  });
+
+  test("current-password guesses are also counted per client address (issue 13): 100 in 15 minutes across users", async () => {
+    clock.advance(15 * 60 * 1000); // earlier tests' attempts from this address leave the window
+    const owners = await Promise.all(
+      Array.from({ length: 11 }, () => signedInOwner(services, server.baseUrl)),
+    );
+    const statuses: number[] = [];
+    for (const { client } of owners) {
+      for (let i = 0; i < 10; i++) {
+        const response = await client.request("POST", "/me/password", {
+          currentPassword: "wrong guess",
+          newPassword: "a brand new password",
+        });
+        statuses.push(response.status);
+      }
+    }
+    expect(statuses.filter((status) => status === 401)).toHaveLength(100);
+    expect(statuses.slice(100)).toEqual(Array(10).fill(429));
+    clock.advance(15 * 60 * 1000);
+  }, 60_000);
+
+  test("a loopback base URL accepts the other loopback names on its port, and no other port (issue 13)", async () => {
+    const { client } = await signedInOwner(services, server.baseUrl);
+    const { port } = new URL(server.baseUrl);
+    for (const name of [`localhost:${port}`, `[::1]:${port}`]) {
+      const headers = { Host: name, Origin: `http://${name}` };
+      expect((await client.request("POST", "/keys", { name: "loop" }, headers)).status).toBe(201);
+    }
+    const otherPort = { Host: "127.0.0.1:1", Origin: "http://127.0.0.1:1" };
+    expect((await client.request("POST", "/keys", { name: "x" }, otherPort)).status).toBe(421);
   });
 
   test("sign-out ends the session", async () => {

@@ -19,7 +19,14 @@ export interface PortalClient {
   ): Promise<{ status: number; body: T }>;
 }
 
-export function portalClient(baseUrl: string): PortalClient {
+/**
+ * `baseUrl` is where the server listens; `publicUrl` the instance's configured `baseUrl` when a
+ * test chose one: Host and Origin name it, as a browser on the real site would.
+ */
+export function portalClient(baseUrl: string, publicUrl = baseUrl): PortalClient {
+  const origin = new URL(publicUrl).origin;
+  const host: Record<string, string> =
+    publicUrl === baseUrl ? {} : { Host: new URL(publicUrl).host };
   const client: PortalClient = {
     cookie: undefined,
     async request(method, path, body, headers = {}, rawBody = undefined) {
@@ -27,7 +34,8 @@ export function portalClient(baseUrl: string): PortalClient {
       const response = await fetch(`${baseUrl}/portal/api${path}`, {
         method,
         headers: {
-          Origin: baseUrl,
+          Origin: origin,
+          ...host,
           ...(payload !== undefined ? { "Content-Type": "application/json" } : {}),
           ...(client.cookie ? { Cookie: client.cookie } : {}),
           ...headers,
@@ -53,7 +61,7 @@ export const testPassword = "correct horse battery staple";
 export async function signedInOwner(
   services: Services,
   baseUrl: string,
-  options: { email?: string; isOperator?: boolean } = {},
+  options: { email?: string; isOperator?: boolean; publicUrl?: string } = {},
 ): Promise<{ client: PortalClient; accountId: string; userId: string; email: string }> {
   const email = options.email ?? `owner-${crypto.randomUUID().slice(0, 8)}@example.com`;
   const created = await createServiceAccount(services.db, services.clock, {
@@ -61,7 +69,7 @@ export async function signedInOwner(
     password: testPassword,
     isOperator: options.isOperator ?? false,
   });
-  const client = portalClient(baseUrl);
+  const client = portalClient(baseUrl, options.publicUrl);
   const response = await client.request("POST", "/session", { email, password: testPassword });
   if (response.status !== 201)
     throw new Error(`sign-in failed: ${response.status} ${await response.text()}`);

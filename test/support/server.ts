@@ -1,19 +1,41 @@
-import { startHttpServer } from "../../src/http/server.ts";
+import portalPage from "../../admin-ui/index.html";
+import { loadConfig } from "../../src/config.ts";
+import { createHttpApp } from "../../src/http/app.ts";
 import type { Services } from "../../src/services.ts";
 
 export interface TestServer {
+  /** Where the server listens (what tests connect to). */
   baseUrl: string;
   stop(): Promise<void>;
 }
 
-/** The real HTTP server (Bun.serve + the Hono app) on a free loopback port. */
+const defaultBaseUrl = loadConfig({ env: {}, cwd: "/", flags: { dataDir: "/tmp" } }).baseUrl;
+
+/**
+ * The real HTTP server (Bun.serve + the Hono app, as src/http/server.ts serves them) on a free
+ * loopback port. Unless the test chose a base URL, the app's `baseUrl` is the address it listens
+ * on, so the portal's same-origin check (Host and Origin against `baseUrl`) accepts requests to it.
+ */
 export function startTestServer(services: Services): TestServer {
-  const server = startHttpServer({
-    ...services,
-    config: { ...services.config, host: "127.0.0.1", port: 0 },
+  let app: ReturnType<typeof createHttpApp> | undefined;
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    development: false,
+    routes: { "/": portalPage },
+    fetch: (request, bunServer) => {
+      if (!app) throw new Error("the test server's app is not ready");
+      return app.fetch(request, bunServer);
+    },
   });
-  return {
-    baseUrl: server.url.toString().replace(/\/$/, ""),
-    stop: () => server.stop(true),
+  const baseUrl = server.url.toString().replace(/\/$/, "");
+  const chosen = services.config.baseUrl !== defaultBaseUrl;
+  const config = {
+    ...services.config,
+    host: "127.0.0.1",
+    port: server.port as number,
+    baseUrl: chosen ? services.config.baseUrl : baseUrl,
   };
+  app = createHttpApp({ ...services, config });
+  return { baseUrl, stop: () => server.stop(true) };
 }

@@ -2,12 +2,12 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { maxPasswordLength } from "../../accounts/passwords.ts";
 import { getServiceAccount } from "../../accounts/service-accounts.ts";
-import { changePassword } from "../../accounts/users.ts";
 import { createClientAddressResolver } from "../../http/client-address.ts";
 import { readJson } from "../../http/validate.ts";
 import type { Services } from "../../services.ts";
 import { requireSession } from "../auth.ts";
 import type { SessionCookie } from "../cookies.ts";
+import { changePasswordThrottled } from "../password-change.ts";
 import { createSession, deleteSession, deleteUserSessions } from "../sessions.ts";
 import { signIn } from "../sign-in.ts";
 
@@ -76,7 +76,12 @@ export function sessionRoutes(services: Services, cookie: SessionCookie): Hono {
   app.post("/me/password", anySession, async (c) => {
     const me = c.get("portalUser");
     const body = await readJson(c, passwordBody);
-    await changePassword(db, me.userId, body);
+    const address = clientAddress(c);
+    await changePasswordThrottled(db, clock, {
+      userId: me.userId,
+      ...body,
+      ...(address ? { clientAddress: address } : {}),
+    });
     // Other sessions (perhaps a thief's) end; this one continues.
     await deleteUserSessions(db, me.userId, me.sessionId);
     return c.json(await describeMe(me.userId, me.email, me.isOperator, false, me.serviceAccountId));
