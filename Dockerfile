@@ -1,7 +1,9 @@
 # Multi-stage: build the single executable, then run it as a non-root user with /data as a volume.
 FROM oven/bun:1.4.5 AS build
 WORKDIR /src
-COPY package.json bun.lock ./
+COPY package.json bun.lock bunfig.toml ./
+# The workspace's manifest too: the lockfile names it (clients/typescript, the typed client).
+COPY clients/typescript/package.json clients/typescript/
 RUN bun install --frozen-lockfile
 COPY . .
 RUN bun run build
@@ -19,6 +21,10 @@ ENV SVC_DATA_DIR=/data \
     SVC_PORT=8080
 VOLUME ["/data"]
 EXPOSE 8080
+# The image has no curl: the binary asks its own server for /healthz (`svc health`, which reads
+# SVC_HOST/SVC_PORT; exit 0 when alive). `svc health --ready` would also check the database.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
+  CMD ["/usr/local/bin/svc", "health"]
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["/usr/local/bin/svc"]
 CMD ["serve"]

@@ -6,6 +6,10 @@ export class ApiFailure extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** From a 429's Retry-After header: how many seconds until the action is allowed again. */
+    readonly retryAfterSeconds?: number,
+    /** Every problem of a rejected import, as the server listed them. */
+    readonly problems?: { path: string; record_id?: string; message: string }[],
   ) {
     super(message);
   }
@@ -49,11 +53,18 @@ export async function api<T = unknown>(method: string, path: string, body?: unkn
     );
   }
   if (!response.ok) {
-    const error = (parsed as { error?: { code?: string; message?: string } } | undefined)?.error;
+    const error = (
+      parsed as
+        | { error?: { code?: string; message?: string; problems?: ApiFailure["problems"] } }
+        | undefined
+    )?.error;
+    const retryAfter = Number(response.headers.get("Retry-After") ?? Number.NaN);
     const failure = new ApiFailure(
       response.status,
       error?.code ?? "error",
       error?.message ?? `Request failed (${response.status}).`,
+      Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : undefined,
+      Array.isArray(error?.problems) ? error.problems : undefined,
     );
     if (failure.code === "session_required" && path !== "/session")
       for (const listener of signedOutListeners) listener();

@@ -9,7 +9,9 @@ import { ConnectionsPage } from "./pages/connections.tsx";
 import { EndpointDetailPage } from "./pages/endpoint-detail.tsx";
 import { KeysPage } from "./pages/keys.tsx";
 import { OperatorAccountsPage } from "./pages/operator-accounts.tsx";
+import { OperatorImportPage } from "./pages/operator-import.tsx";
 import { OperatorMailPage } from "./pages/operator-mail.tsx";
+import { OperatorNewAccountPage } from "./pages/operator-new-account.tsx";
 import { OperatorSettingsPage } from "./pages/operator-settings.tsx";
 import { OverviewPage } from "./pages/overview.tsx";
 import { SignInPage } from "./pages/sign-in.tsx";
@@ -24,6 +26,8 @@ const ownerNav: NavItem[] = [
 ];
 const operatorNav: NavItem[] = [
   { route: "/operator/accounts", label: "Accounts" },
+  { route: "/operator/new-account", label: "Create account" },
+  { route: "/operator/import", label: "Import" },
   { route: "/operator/mail", label: "Mail outbox" },
   { route: "/operator/settings", label: "Settings" },
 ];
@@ -34,13 +38,18 @@ function Redirect(props: { to: string }) {
 }
 
 /** Every signed-in user owns an account; operators see the operator pages as well. */
-function Page(props: { route: string; me: Me }) {
+function Page(props: { route: string; me: Me; onMeChanged: () => Promise<void> }) {
   const { route, me } = props;
   const endpoint = matchRoute("/webhooks/:id", route);
   if (endpoint?.id) return <EndpointDetailPage key={endpoint.id} endpointId={endpoint.id} />;
   switch (route) {
     case "/overview":
-      return <OverviewPage />;
+      return (
+        <OverviewPage
+          quickStart={me.quickStart}
+          onQuickStartDismissed={() => void props.onMeChanged()}
+        />
+      );
     case "/keys":
       return <KeysPage />;
     case "/webhooks":
@@ -54,6 +63,8 @@ function Page(props: { route: string; me: Me }) {
   }
   if (me.user.isOperator) {
     if (route === "/operator/accounts") return <OperatorAccountsPage />;
+    if (route === "/operator/new-account") return <OperatorNewAccountPage />;
+    if (route === "/operator/import") return <OperatorImportPage />;
     if (route === "/operator/mail") return <OperatorMailPage />;
     if (route === "/operator/settings") return <OperatorSettingsPage />;
   }
@@ -129,7 +140,7 @@ function App() {
         setState("signed-out");
       }}
     >
-      <Page route={route} me={me} />
+      <Page route={route} me={me} onMeChanged={loadMe} />
     </Layout>
   );
 }

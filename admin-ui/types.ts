@@ -1,5 +1,7 @@
 // The shapes of portal API answers. Type-only imports from the server's feature modules keep
 // the UI in step with them; the bundler erases them, so no server code reaches the browser.
+import type { Attention } from "../src/accounts/attention.ts";
+import type { BillingContact } from "../src/accounts/billing-contact.ts";
 import type { AccessDescription } from "../src/accounts/entitlement.ts";
 import type { OwnConnectionView } from "../src/banking/account-connections.ts";
 import type { SyncResult } from "../src/banking/sync.ts";
@@ -14,6 +16,8 @@ import type { PendingVerification } from "../src/webhooks/verification.ts";
 export type {
   AccessDescription,
   ApiKeyView,
+  Attention,
+  BillingContact,
   CreatedApiKey,
   DeliveryView,
   EndpointView,
@@ -40,7 +44,16 @@ export interface Overview {
   baseUrl: string;
   apiBaseUrl: string;
   deliverySourceIp: string | null;
-  setup: { activeKeys: number; endpoints: number; verifiedEndpoints: number; connections: number };
+  setup: {
+    activeKeys: number;
+    endpoints: number;
+    verifiedEndpoints: number;
+    receivingEndpoints: number;
+    disabledEndpoints: number;
+    connections: number;
+  };
+  attention: Attention;
+  billing: BillingContact;
 }
 
 export interface EndpointDetail {

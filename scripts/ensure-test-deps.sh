@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs beyond npm packages, from Debian's apt, when missing:
 # chromium (portal end-to-end tests drive it with playwright-core; no browser download ever),
-# curl and jq (the docs' examples are executed by tests), openssl (test CAs, the docs' signature
+# curl and jq (the docs' examples are executed by tests), python3 (the receiver kit's Python
+# verifier is run by test/receiver-kit/python.test.ts), openssl (test CAs, the docs' signature
 # check), systemd (systemd-analyze verifies deploy/svc.service) and a PostgreSQL server for the
 # storage suites' second run (below). Idempotent and quick when everything is present.
 set -euo pipefail
@@ -23,6 +24,7 @@ missing=()
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 command -v jq >/dev/null 2>&1 || missing+=(jq)
+command -v python3 >/dev/null 2>&1 || missing+=(python3)
 command -v systemd-analyze >/dev/null 2>&1 || missing+=(systemd)
 [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
 

@@ -45,6 +45,22 @@ const httpUrl = z
   // One canonical spelling without a trailing slash, so `${baseUrl}/v1` is always right.
   .transform((url) => url.toString().replace(/\/+$/, ""));
 
+/**
+ * Where owners update payment details (issue 19): any http(s) page of the operator's billing
+ * system, query included (billing links often carry one), but never credentials in the URL.
+ */
+const billingUrl = z
+  .string()
+  .trim()
+  .refine(
+    (value) => URL.canParse(value),
+    "must be an absolute URL such as https://billing.example.com",
+  )
+  .transform((value) => new URL(value))
+  .refine((url) => url.protocol === "http:" || url.protocol === "https:", "must use http or https")
+  .refine((url) => !url.username && !url.password, "must not contain credentials")
+  .transform((url) => url.toString());
+
 const ipAddressText = z
   .string()
   .trim()
@@ -238,6 +254,12 @@ const keySpecs = {
     env: "SVC_MAIL_FROM",
     flag: "mail-from",
   },
+  billingUrl: {
+    schema: billingUrl,
+    help: "page where account owners update payment details (shown in the portal)",
+    env: "SVC_BILLING_URL",
+    flag: "billing-url",
+  },
   syncSchedule: {
     schema: cronText,
     help: "cron pattern for syncing bank connections",
@@ -327,6 +349,8 @@ export interface Config {
   unsafeAllowPrivateTargets: boolean;
   smtpUrl?: string;
   mailFrom: string;
+  /** The operator's page for updating payment details; the portal links to it (issue 19). */
+  billingUrl?: string;
   syncSchedule: string;
   retentionDays: number;
   /** Read-API requests per key per minute; 0 turns the limit off. */

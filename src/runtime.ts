@@ -4,18 +4,14 @@ import type { CreatedAccount } from "./accounts/service-accounts.ts";
 import { startRetentionWorker } from "./banking/retention.ts";
 import { startSyncScheduler } from "./banking/scheduler.ts";
 import { startHttpServer } from "./http/server.ts";
+import { startMailWorker } from "./mail/start.ts";
 import type { Services } from "./services.ts";
 import { startWebhookWorkers } from "./webhooks/workers.ts";
+import type { Worker } from "./worker.ts";
 
 export interface RunningService {
   url: URL;
   /** Stop accepting, finish or release in-flight work, close the database. */
-  stop(): Promise<void>;
-}
-
-/** A background worker (dispatcher, schedulers) that can be asked to finish. */
-export interface Worker {
-  name: string;
   stop(): Promise<void>;
 }
 
@@ -66,7 +62,9 @@ export async function startService(
   // Started once the server listens, so a failed start leaves no timers behind.
   workers.push(startSyncScheduler(services), startRetentionWorker(services));
   // Stopped in reverse: the dispatcher first (it may queue mail), then the mail sender.
-  workers.push(...startWebhookWorkers(services));
+  const mail = startMailWorker(services);
+  if (mail) workers.push(mail);
+  workers.push(startWebhookWorkers(services, { onMailQueued: () => mail?.wake() }));
   log.info("listening", {
     listen: server.url.toString(),
     baseUrl: config.baseUrl,

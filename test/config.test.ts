@@ -102,6 +102,20 @@ describe("config precedence: defaults < file < SVC_* env < flags", () => {
   });
 });
 
+describe("billingUrl (issue 19: where owners update payment details)", () => {
+  test("is unset by default and taken from SVC_BILLING_URL or --billing-url, query kept", () => {
+    const cwd = makeTempDir();
+    expect(loadConfig({ env: {}, cwd }).billingUrl).toBeUndefined();
+    expect(
+      loadConfig({ env: { SVC_BILLING_URL: " https://billing.example.com/pay?a=1 " }, cwd })
+        .billingUrl,
+    ).toBe("https://billing.example.com/pay?a=1");
+    expect(
+      loadConfig({ env: {}, cwd, flags: { billingUrl: "http://billing.internal/" } }).billingUrl,
+    ).toBe("http://billing.internal/");
+  });
+});
+
 describe("a bad value stops start-up with one line naming the key", () => {
   const cwd = makeTempDir();
   test.each([
@@ -121,6 +135,12 @@ describe("a bad value stops start-up with one line naming the key", () => {
     [{ SVC_RETENTION_DAYS: "0" }, /^SVC_RETENTION_DAYS="0": must be at least 1$/],
     [{ SVC_SMTP_URL: "http://mail.example.com" }, /^SVC_SMTP_URL=.*smtp:\/\/ or smtps:\/\//],
     [{ SVC_MAIL_FROM: "nobody" }, /^SVC_MAIL_FROM=.*e-mail address/],
+    [{ SVC_BILLING_URL: "billing page" }, /^SVC_BILLING_URL=.*must be an absolute URL/],
+    [{ SVC_BILLING_URL: "mailto:pay@example.com" }, /^SVC_BILLING_URL=.*must use http or https/],
+    [
+      { SVC_BILLING_URL: "https://user:pw@billing.example.com" },
+      /^SVC_BILLING_URL=.*must not contain credentials/,
+    ],
     [{ SVC_LOG_LEVEL: "loud" }, /^SVC_LOG_LEVEL="loud": /],
     [
       { SVC_TRUSTED_PROXIES: "10.0.0.1, proxy.example.com" },

@@ -4,9 +4,10 @@
 // own component so the connections page only mounts it.
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
-import { useAction } from "../use-action.ts";
+import { type Action, useAction } from "../use-action.ts";
 import { useResource } from "../use-resource.ts";
-import { ActionButton, ConfirmButton, ErrorNotice, Field, Notice, TextField } from "./ui.tsx";
+import { ConfirmDialog } from "./confirm-dialog.tsx";
+import { ActionButton, ErrorNotice, Field, Notice, TextField } from "./ui.tsx";
 
 interface ProviderInfo {
   name: "enable_banking" | "simplefin";
@@ -165,23 +166,39 @@ export function ConnectBankCard(props: { onLinked: () => Promise<void> }) {
   );
 }
 
-/** Remove a real-bank connection (ends an Enable Banking session at the provider too). */
-export function RemoveConnectionButton(props: { id: string; onRemoved: () => Promise<void> }) {
-  const remove = useAction();
+/**
+ * Remove a connection (issue 19): after a confirmation that says what goes with it. A real
+ * bank's session ends at the provider too (Enable Banking). The outcome is reported by the
+ * page's `action`, outside the card that disappears.
+ */
+export function RemoveConnectionButton(props: {
+  id: string;
+  institution: string;
+  provider: string;
+  action: Action;
+  onRemoved: () => Promise<void>;
+}) {
   return (
-    <>
-      <ErrorNotice error={remove.error} />
-      <ConfirmButton
-        label="Remove"
-        question="Remove this connection and its accounts and data?"
-        confirmLabel="Remove connection"
-        onConfirm={() =>
-          remove.run(async () => {
-            await api("DELETE", `/bank-links/${props.id}`);
-            await props.onRemoved();
-          })
-        }
-      />
-    </>
+    <ConfirmDialog
+      label="Remove"
+      labelFull={`Remove ${props.institution}`}
+      title={`Remove the connection to ${props.institution}?`}
+      confirmLabel="Remove connection"
+      onConfirm={() =>
+        props.action.run(async () => {
+          await api("DELETE", `/bank-links/${props.id}`);
+          await props.onRemoved();
+          return `Removed the connection to ${props.institution} with its accounts and data.`;
+        })
+      }
+    >
+      <p>
+        Its accounts, balances and transactions are deleted from Svc, the API stops serving them,
+        and no more events are raised for them.
+        {props.provider === "enable_banking" &&
+          " The session at Enable Banking is ended, so the bank's consent is given up."}{" "}
+        This cannot be undone: to get the data back, connect the bank again.
+      </p>
+    </ConfirmDialog>
   );
 }

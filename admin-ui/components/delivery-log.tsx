@@ -1,8 +1,14 @@
-import { useCallback, useEffect, useState } from "preact/hooks";
-import type { DeliveryView } from "../types.ts";
-import { useResource } from "../use-resource.ts";
-import { ListState } from "./list-state.tsx";
-import { Badge, formatRemaining, formatTime, useNow } from "./ui.tsx";
+// The delivery log (issue 5, debugging in issue 19): deliveries newest first with every attempt,
+// filtered by event type, status and endpoint or found by event id, paged with "Load more"
+// (keyset cursor), each opening to its full detail (body, headers, Resend / Retry now).
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+// The server's list itself: values.ts holds only constants, so no server code is bundled.
+import { eventTypes } from "../../src/db/schema/values.ts";
+import { api } from "../api.ts";
+import type { DeliveryView, EndpointView } from "../types.ts";
+import { DeliveryDetailPanel } from "./delivery-detail.tsx";
+import { localTime, utcTitle } from "./delivery-support.ts";
+import { Badge, ErrorNotice, formatRemaining, Loading, useNow } from "./ui.tsx";
 
 const outcomes = [
   ["", "All outcomes"],
@@ -21,7 +27,31 @@ const statusTone = {
   cancelled: "neutral",
 } as const;
 
-const kindWords = { event: "", test: "Test", verify: "verification send" } as const;
+const kindWords = { event: "", test: "test send", verify: "verification send" } as const;
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const pageSize = 20;
+const maxRefresh = 200;
+
+interface Filters {
+  outcome: string;
+  type: string;
+  endpoint: string;
+  event: string;
+}
+interface Page {
+  data: DeliveryView[];
+  nextCursor: string | null;
+}
+
+function logPath(props: { endpointId?: string | undefined }, filters: Filters, extra: string) {
+  const query = new URLSearchParams();
+  if (filters.outcome) query.set("outcome", filters.outcome);
+  if (filters.type) query.set("type", filters.type);
+  if (filters.event) query.set("event", filters.event);
+  if (!props.endpointId && filters.endpoint) query.set("endpoint", filters.endpoint);
+  const base = props.endpointId ? `/endpoints/${props.endpointId}/deliveries` : "/deliveries";
+  return `${base}?${query.toString()}${extra}`;
+}
 
 function NextRetry(props: { delivery: DeliveryView; now: number }) {
   const at = props.delivery.nextAttemptAt;
@@ -29,7 +59,7 @@ function NextRetry(props: { delivery: DeliveryView; now: number }) {
   const waitMs = new Date(at).getTime() - props.now;
   return (
     <p class="small" data-testid="next-retry">
-      {props.delivery.attemptCount === 0 ? "First attempt" : "Next retry"} at {formatTime(at)}
+      {props.delivery.attemptCount === 0 ? "First attempt" : "Next retry"} at {localTime(at)}
       {waitMs > 0 ? ` (in ${formatRemaining(waitMs)})` : " (due now)"}
     </p>
   );
@@ -39,12 +69,28 @@ function attemptResult(a: DeliveryView["attempts"][number]): string {
   return a.statusCode !== null ? `HTTP ${a.statusCode}` : (a.errorClass ?? "no answer");
 }
 
-function DeliveryItem(props: { delivery: DeliveryView; now: number }) {
+function DeliveryItem(props: {
+  delivery: DeliveryView;
+  now: number;
+  endpointName: string | undefined;
+  open: boolean;
+  onToggle: () => void;
+  version: number;
+  onChanged: () => void;
+  /** The first row of a page just loaded with Load more: focus goes to it. */
+  focusOnMount: boolean;
+}) {
   const d = props.delivery;
+  const panelId = `delivery-${d.id}`;
+  const toggle = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (props.focusOnMount) toggle.current?.focus();
+  }, []);
   return (
     <li
       class="delivery"
       data-testid="delivery"
+      data-delivery-id={d.id}
       data-status={d.status}
       data-event-type={d.eventType}
     >
@@ -52,8 +98,15 @@ function DeliveryItem(props: { delivery: DeliveryView; now: number }) {
         <div class="delivery-what">
           <strong>{d.eventType}</strong>{" "}
           <span class="muted small">
-            {kindWords[d.kind] && `(${kindWords[d.kind]}) `}· {formatTime(d.createdAt)}
+            {kindWords[d.kind] && `(${kindWords[d.kind]}) `}
+            {d.manual && "(resent) "}·{" "}
+            <time dateTime={d.createdAt} title={utcTitle(d.createdAt)}>
+              {localTime(d.createdAt)}
+            </time>
           </span>
+          {props.endpointName && (
+            <span class="block small muted break">to {props.endpointName}</span>
+          )}
         </div>
         <Badge tone={statusTone[d.status]}>{d.status}</Badge>
       </div>
@@ -63,7 +116,11 @@ function DeliveryItem(props: { delivery: DeliveryView; now: number }) {
         <ol class="attempt-list" aria-label={`Attempts of event ${d.eventId}`}>
           {d.attempts.map((a) => (
             <li data-testid="attempt" data-outcome={a.outcome}>
-              <span class="muted">#{a.number}</span> {formatTime(a.at)} ·{" "}
+              <span class="muted">#{a.number}</span>{" "}
+              <time dateTime={a.at} title={utcTitle(a.at)}>
+                {localTime(a.at)}
+              </time>{" "}
+              ·{" "}
               <strong class={a.outcome === "failed" ? "danger-text" : ""}>
                 {attemptResult(a)}
               </strong>{" "}
@@ -78,74 +135,284 @@ function DeliveryItem(props: { delivery: DeliveryView; now: number }) {
         <p class="small muted">Cancelled: {d.lastError}</p>
       )}
       <p class="small muted mono break">event {d.eventId}</p>
+      <button
+        ref={toggle}
+        type="button"
+        class="button button-small button-secondary"
+        aria-expanded={props.open}
+        aria-controls={panelId}
+        onClick={props.onToggle}
+      >
+        {props.open ? "Hide details" : "Details"}
+        <span class="visually-hidden">
+          {" "}
+          of the {d.eventType} delivery of {localTime(d.createdAt)}
+        </span>
+      </button>
+      {props.open && (
+        <DeliveryDetailPanel
+          id={panelId}
+          endpointId={d.endpointId}
+          deliveryId={d.id}
+          version={props.version}
+          onChanged={props.onChanged}
+        />
+      )}
     </li>
   );
 }
 
-/** The endpoint's deliveries with every attempt, newest first; refreshes itself. */
-const pageSize = 20;
-const maxShown = 200;
-
-export function DeliveryLog(props: { endpointId: string; version: number }) {
-  const [outcome, setOutcome] = useState("");
-  const [limit, setLimit] = useState(pageSize);
-  const log = useResource<{ data: DeliveryView[] }>(
-    `/endpoints/${props.endpointId}/deliveries?limit=${limit}${outcome ? `&outcome=${outcome}` : ""}`,
-  );
-  const now = useNow(1000);
-  const refresh = useCallback(() => void log.reload(), [log.reload]);
-  // The page bumps `version` on its own refresh and after every action.
-  useEffect(() => {
-    if (props.version > 0) refresh();
-  }, [props.version]);
-  const list = log.data?.data ?? [];
+function FilterBar(props: {
+  filters: Filters;
+  onFilters: (next: Filters) => void;
+  endpoints: EndpointView[] | undefined;
+}) {
+  const { filters } = props;
+  const [event, setEvent] = useState(filters.event);
+  const [eventError, setEventError] = useState<string | undefined>(undefined);
+  const set = (change: Partial<Filters>) => props.onFilters({ ...filters, ...change });
   return (
-    <section aria-labelledby="delivery-log-heading">
-      <div class="section-head">
-        <h2 id="delivery-log-heading">Delivery log</h2>
-        <div class="inline-controls">
-          <label for="delivery-outcome">Outcome</label>
+    <form
+      class="delivery-filters"
+      aria-label="Filter deliveries"
+      noValidate
+      onSubmit={(e) => {
+        e.preventDefault();
+        const wanted = event.trim().toLowerCase();
+        if (wanted && !uuidPattern.test(wanted)) {
+          setEventError("Enter a whole event id, e.g. 01890a5d-ac96-7ab2-80e2-4536629c90de.");
+          return;
+        }
+        setEventError(undefined);
+        set({ event: wanted });
+      }}
+    >
+      <div class="filter">
+        <label for="delivery-type">Event type</label>
+        <select
+          id="delivery-type"
+          value={filters.type}
+          onChange={(e) => set({ type: e.currentTarget.value })}
+        >
+          <option value="">All event types</option>
+          {eventTypes.map((t) => (
+            <option value={t}>{t}</option>
+          ))}
+        </select>
+      </div>
+      <div class="filter">
+        <label for="delivery-outcome">Outcome</label>
+        <select
+          id="delivery-outcome"
+          value={filters.outcome}
+          onChange={(e) => set({ outcome: e.currentTarget.value })}
+        >
+          {outcomes.map(([value, label]) => (
+            <option value={value}>{label}</option>
+          ))}
+        </select>
+      </div>
+      {props.endpoints && (
+        <div class="filter">
+          <label for="delivery-endpoint">Endpoint</label>
           <select
-            id="delivery-outcome"
-            value={outcome}
-            onChange={(e) => {
-              setOutcome(e.currentTarget.value);
-              setLimit(pageSize);
-            }}
+            id="delivery-endpoint"
+            value={filters.endpoint}
+            onChange={(e) => set({ endpoint: e.currentTarget.value })}
           >
-            {outcomes.map(([value, label]) => (
-              <option value={value}>{label}</option>
+            <option value="">All endpoints</option>
+            {props.endpoints.map((e) => (
+              <option value={e.id}>{e.description ? `${e.description} (${e.url})` : e.url}</option>
             ))}
           </select>
-          <button type="button" class="button button-secondary" onClick={refresh}>
-            Refresh
-          </button>
         </div>
+      )}
+      <div class="filter filter-event">
+        <label for="delivery-event">Event id</label>
+        <div class="inline-controls">
+          <input
+            id="delivery-event"
+            name="event-id"
+            class="mono"
+            autoComplete="off"
+            spellcheck={false}
+            value={event}
+            aria-invalid={eventError ? true : undefined}
+            aria-describedby={eventError ? "delivery-event-error" : undefined}
+            onInput={(e) => setEvent(e.currentTarget.value)}
+          />
+          <button type="submit" class="button button-secondary">
+            Search
+          </button>
+          {filters.event && (
+            <button
+              type="button"
+              class="button button-secondary"
+              onClick={() => {
+                setEvent("");
+                setEventError(undefined);
+                set({ event: "" });
+              }}
+            >
+              Clear
+            </button>
+          )}
+        </div>
+        {eventError && (
+          <p class="field-error" id="delivery-event-error">
+            {eventError}
+          </p>
+        )}
+      </div>
+    </form>
+  );
+}
+
+/**
+ * The delivery log of one endpoint (`endpointId`) or of the whole account (`endpoints` given:
+ * filter by endpoint too). Refreshes when the page bumps `version`.
+ */
+export function DeliveryLog(props: {
+  endpointId?: string;
+  endpoints?: EndpointView[];
+  version: number;
+  heading?: string;
+}) {
+  const [filters, setFilters] = useState<Filters>({
+    outcome: "",
+    type: "",
+    endpoint: "",
+    event: "",
+  });
+  const [items, setItems] = useState<DeliveryView[] | undefined>(undefined);
+  const [nextCursor, setNextCursor] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(undefined);
+  const [loadingMore, setLoadingMore] = useState(false);
+  const [openId, setOpenId] = useState<string | undefined>(undefined);
+  const [focusId, setFocusId] = useState<string | undefined>(undefined);
+  const [localVersion, setLocalVersion] = useState(0);
+  const now = useNow(1000);
+  const shown = useRef(pageSize);
+  // One counter orders every load: an answer is applied only if no later load started, so a
+  // refresh that was under way when Load more was pressed cannot drop the appended page.
+  const request = useRef(0);
+  const loadingMoreNow = useRef(false);
+
+  const loadFirst = useCallback(
+    async (limit: number, poll: boolean) => {
+      if (poll && loadingMoreNow.current) return;
+      const mine = ++request.current;
+      try {
+        const page = await api<Page>("GET", logPath(props, filters, `&limit=${limit}`));
+        if (mine !== request.current) return;
+        shown.current = Math.max(page.data.length, pageSize);
+        setItems(page.data);
+        setNextCursor(page.nextCursor);
+        setError(undefined);
+      } catch (failure) {
+        if (mine === request.current) setError(failure);
+      }
+    },
+    [props.endpointId, filters],
+  );
+
+  useEffect(() => {
+    shown.current = pageSize;
+    setItems(undefined);
+    void loadFirst(pageSize, false);
+  }, [loadFirst]);
+  // The page bumps `version` on its own refresh and after every action: reload what is shown.
+  const version = props.version + localVersion;
+  useEffect(() => {
+    if (version > 0) void loadFirst(Math.min(shown.current, maxRefresh), true);
+  }, [version]);
+
+  const loadMore = async () => {
+    if (!nextCursor || !items) return;
+    const mine = ++request.current;
+    const before = items;
+    loadingMoreNow.current = true;
+    setLoadingMore(true);
+    try {
+      const page = await api<Page>(
+        "GET",
+        logPath(props, filters, `&limit=${pageSize}&before=${encodeURIComponent(nextCursor)}`),
+      );
+      if (mine !== request.current) return;
+      const next = [...before, ...page.data];
+      shown.current = next.length;
+      setFocusId(page.data[0]?.id);
+      setItems(next);
+      setNextCursor(page.nextCursor);
+    } catch (failure) {
+      if (mine === request.current) setError(failure);
+    } finally {
+      loadingMoreNow.current = false;
+      setLoadingMore(false);
+    }
+  };
+
+  const names = new Map((props.endpoints ?? []).map((e) => [e.id, e.description || e.url]));
+  const filtered = filters.outcome || filters.type || filters.endpoint || filters.event;
+  return (
+    <section aria-labelledby="delivery-log-heading" class="delivery-log">
+      <div class="section-head">
+        <h2 id="delivery-log-heading">{props.heading ?? "Delivery log"}</h2>
+        <button
+          type="button"
+          class="button button-secondary"
+          onClick={() => setLocalVersion((v) => v + 1)}
+        >
+          Refresh
+        </button>
       </div>
       <p class="muted small">
         Failed events are retried 1 min, 5 min, 30 min, 2 h, 12 h and 24 h after the previous
         attempt, then dropped. Tests and verification sends are tried once.
       </p>
-      <ListState
-        resource={log}
-        count={list.length}
-        empty={outcome ? "No delivery with this outcome." : "Nothing delivered yet."}
-      >
-        <ul class="deliveries">
-          {list.map((delivery) => (
-            <DeliveryItem key={delivery.id} delivery={delivery} now={now} />
-          ))}
-        </ul>
-        {list.length >= limit && limit < maxShown && (
-          <button
-            type="button"
-            class="button button-secondary"
-            onClick={() => setLimit(Math.min(limit + pageSize * 2, maxShown))}
-          >
-            Show older deliveries
-          </button>
-        )}
-      </ListState>
+      <FilterBar filters={filters} onFilters={setFilters} endpoints={props.endpoints} />
+      <ErrorNotice error={error} />
+      <p class="visually-hidden" role="status" aria-live="polite">
+        {items
+          ? `${items.length} deliver${items.length === 1 ? "y" : "ies"} shown${nextCursor ? ", more available" : ""}.`
+          : ""}
+      </p>
+      {items === undefined ? (
+        !error && <Loading label="Loading deliveries…" />
+      ) : items.length === 0 ? (
+        <p class="empty">
+          {filtered ? "No delivery matches these filters." : "Nothing delivered yet."}
+        </p>
+      ) : (
+        <>
+          <ul class="deliveries">
+            {items.map((delivery) => (
+              <DeliveryItem
+                key={delivery.id}
+                delivery={delivery}
+                now={now}
+                endpointName={props.endpointId ? undefined : names.get(delivery.endpointId)}
+                open={openId === delivery.id}
+                onToggle={() => setOpenId(openId === delivery.id ? undefined : delivery.id)}
+                version={version}
+                onChanged={() => setLocalVersion((v) => v + 1)}
+                focusOnMount={delivery.id === focusId}
+              />
+            ))}
+          </ul>
+          {nextCursor && (
+            <button
+              type="button"
+              class="button button-secondary load-more"
+              disabled={loadingMore}
+              aria-busy={loadingMore}
+              onClick={loadMore}
+            >
+              {loadingMore ? "Loading…" : "Load more"}
+            </button>
+          )}
+        </>
+      )}
     </section>
   );
 }

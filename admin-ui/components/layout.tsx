@@ -1,10 +1,13 @@
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
+import { AttentionBanner } from "./attention-banner.tsx";
 
 export interface Me {
   user: { id: string; email: string; isOperator: boolean; mustChangePassword: boolean };
   account: { id: string; name: string };
+  /** Issue 19: the quick start is shown until the owner dismisses it. */
+  quickStart: boolean;
 }
 
 export interface NavItem {
@@ -85,6 +88,7 @@ export function Layout(props: {
         </div>
       </header>
       <main id="main" tabIndex={-1}>
+        <AttentionBanner route={props.route} />
         {props.children}
       </main>
     </div>

@@ -1,4 +1,5 @@
 import type { OneOffSendView } from "../types.ts";
+import { formatDurationMs } from "./format.ts";
 import { Notice } from "./ui.tsx";
 
 /** What the receiver answered to a test or verification send: status code and time. */
@@ -10,7 +11,7 @@ export function SendResult(props: { result: OneOffSendView }) {
     <Notice kind={result.ok ? "success" : "error"}>
       <span data-testid="send-result">
         {what} {result.ok ? "delivered" : "not delivered"}: <strong>{answer}</strong> in{" "}
-        <strong>{result.responseTimeMs} ms</strong>
+        <strong>{formatDurationMs(result.responseTimeMs)}</strong>
       </span>
       {!result.ok && result.error && (
         <span class="block small">

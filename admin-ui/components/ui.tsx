@@ -2,7 +2,12 @@
 // buttons with a busy state, two-step confirmation, and a secret shown exactly once.
 import type { ComponentChildren, JSX } from "preact";
 import { useEffect, useId, useRef, useState } from "preact/hooks";
-import { ApiFailure } from "../api.ts";
+import { ConfirmDialog } from "./confirm-dialog.tsx";
+import { CopyButton } from "./copy.tsx";
+import { failureText } from "./feedback.tsx";
+import { localTime } from "./format.ts";
+
+export { CopyButton };
 
 export function Notice(props: {
   kind: "error" | "success" | "info" | "warning";
@@ -17,8 +22,7 @@ export function Notice(props: {
 
 export function ErrorNotice(props: { error: unknown }) {
   if (!props.error) return null;
-  const message = props.error instanceof ApiFailure ? props.error.message : String(props.error);
-  return <Notice kind="error">{message}</Notice>;
+  return <Notice kind="error">{failureText(props.error)}</Notice>;
 }
 
 export function Loading(props: { label?: string }) {
@@ -161,8 +165,8 @@ export function SubmitButton(props: {
 }
 
 /**
- * A destructive action asks once more, inline, before it runs. Keyboard focus moves to the
- * question's Cancel button and back to the action when the question closes.
+ * A destructive action asks once more, in a modal dialog that says what will happen
+ * (components/confirm-dialog.tsx).
  */
 export function ConfirmButton(props: {
   label: string;
@@ -170,72 +174,19 @@ export function ConfirmButton(props: {
   confirmLabel: string;
   onConfirm: () => Promise<void> | void;
   kind?: "danger" | "secondary";
+  /** What happens, beyond the question. */
+  details?: ComponentChildren;
 }) {
-  const [asking, setAsking] = useState(false);
-  const trigger = useRef<HTMLButtonElement>(null);
-  const cancel = useRef<HTMLButtonElement>(null);
-  const wasAsking = useRef(false);
-  useEffect(() => {
-    if (asking) cancel.current?.focus();
-    else if (wasAsking.current) trigger.current?.focus();
-    wasAsking.current = asking;
-  }, [asking]);
-  if (!asking) {
-    return (
-      <button
-        ref={trigger}
-        type="button"
-        class={`button button-${props.kind ?? "danger"}`}
-        onClick={() => setAsking(true)}
-      >
-        {props.label}
-      </button>
-    );
-  }
   return (
-    <fieldset class="confirm">
-      <legend>{props.question}</legend>
-      <ActionButton
-        kind={props.kind ?? "danger"}
-        onClick={async () => {
-          await props.onConfirm();
-          setAsking(false);
-        }}
-      >
-        {props.confirmLabel}
-      </ActionButton>
-      <button
-        ref={cancel}
-        type="button"
-        class="button button-secondary"
-        onClick={() => setAsking(false)}
-      >
-        Cancel
-      </button>
-    </fieldset>
-  );
-}
-
-/** Copies a value to the clipboard and says so. */
-export function CopyButton(props: { value: string; label: string }) {
-  const [copied, setCopied] = useState(false);
-  return (
-    <button
-      type="button"
-      class="button button-small button-secondary"
-      // The accessible name starts with the visible text (WCAG 2.5.3 "label in name").
-      aria-label={`${copied ? "Copied" : "Copy"} ${props.label}`}
-      onClick={async () => {
-        try {
-          await navigator.clipboard.writeText(props.value);
-          setCopied(true);
-        } catch {
-          setCopied(false);
-        }
-      }}
+    <ConfirmDialog
+      label={props.label}
+      title={props.question}
+      confirmLabel={props.confirmLabel}
+      onConfirm={props.onConfirm}
+      kind={props.kind ?? "danger"}
     >
-      {copied ? "Copied" : "Copy"}
-    </button>
+      {props.details ?? <p>{props.question}</p>}
+    </ConfirmDialog>
   );
 }
 
@@ -246,8 +197,20 @@ export function SecretOnce(props: {
   onDone: () => void;
   children?: ComponentChildren;
 }) {
+  // The form that made it is gone: focus comes here, so keyboard and screen-reader users land
+  // on the secret (issue 19: focus after an action is never <body>).
+  const section = useRef<HTMLElement>(null);
+  useEffect(() => {
+    section.current?.focus();
+  }, []);
   return (
-    <section class="secret-once" aria-label={`New ${props.label}`} data-testid="secret-once">
+    <section
+      ref={section}
+      tabIndex={-1}
+      class="secret-once"
+      aria-label={`New ${props.label}`}
+      data-testid="secret-once"
+    >
       <Notice kind="warning">
         <strong>Copy this {props.label} now.</strong> It is shown only once; Svc keeps only a hash
         and cannot show it again.
@@ -275,8 +238,7 @@ export function Badge(props: {
 
 export function formatTime(iso: string | null | undefined): string {
   if (!iso) return "—";
-  const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
+  return localTime(iso);
 }
 
 /** The current time, refreshed every `intervalMs` (for countdowns and "in 40 s"). */

@@ -1,14 +1,19 @@
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
+import { announceAttentionChange } from "../components/attention-banner.tsx";
 import {
   ConnectBankCard,
   providerName,
   RemoveConnectionButton,
 } from "../components/connect-bank.tsx";
+import { CopyId } from "../components/copy.tsx";
+import { Feedback } from "../components/feedback.tsx";
+import { formatMoney } from "../components/format.ts";
 import { ListState } from "../components/list-state.tsx";
-import { ActionButton, Badge, ErrorNotice, formatTime, Notice } from "../components/ui.tsx";
+import { Time } from "../components/time.tsx";
+import { ActionButton, Badge, formatTime, Notice } from "../components/ui.tsx";
 import type { OwnConnectionView, SyncResult } from "../types.ts";
-import { useAction } from "../use-action.ts";
+import { type Action, useAction } from "../use-action.ts";
 import { useResource } from "../use-resource.ts";
 
 const statusTone: Record<OwnConnectionView["status"], "good" | "warn" | "bad" | "neutral"> = {
@@ -40,11 +45,11 @@ function describeSync(result: SyncResult): { kind: "success" | "info" | "error";
   }
 }
 
-function money(amount: string, currency: string): string {
-  return `${amount} ${currency}`;
-}
-
-function ConnectionCard(props: { connection: OwnConnectionView; onSynced: () => Promise<void> }) {
+function ConnectionCard(props: {
+  connection: OwnConnectionView;
+  onSynced: () => Promise<void>;
+  removal: Action;
+}) {
   const c = props.connection;
   const [result, setResult] = useState<SyncResult | undefined>(undefined);
   const sync = useAction();
@@ -55,9 +60,15 @@ function ConnectionCard(props: { connection: OwnConnectionView; onSynced: () => 
         <div>
           <strong>{c.institution}</strong>
           <div class="muted small">
-            {providerName(c.provider)} · connected {formatTime(c.createdAt)}
-            {c.consentExpiresAt && ` · consent until ${formatTime(c.consentExpiresAt)}`}
+            {providerName(c.provider)} · connected <Time iso={c.createdAt} />
+            {c.consentExpiresAt && (
+              <>
+                {" "}
+                · consent until <Time iso={c.consentExpiresAt} />
+              </>
+            )}
           </div>
+          <CopyId label="connection id" value={c.id} />
         </div>
         <Badge tone={statusTone[c.status]}>
           <span data-testid="connection-status">{c.status.replace("_", " ")}</span>
@@ -65,9 +76,14 @@ function ConnectionCard(props: { connection: OwnConnectionView; onSynced: () => 
       </div>
       {c.error && <Notice kind="error">{c.error}</Notice>}
       <p class="small">
-        Last synced: {c.lastSyncedAt ? formatTime(c.lastSyncedAt) : "never"}
-        {c.lastSync &&
-          ` · last run ${c.lastSync.outcome} (${c.lastSync.trigger}, ${formatTime(c.lastSync.startedAt)})`}
+        Last synced: <Time iso={c.lastSyncedAt} empty="never" />
+        {c.lastSync && (
+          <>
+            {" "}
+            · last run {c.lastSync.outcome} ({c.lastSync.trigger},{" "}
+            <Time iso={c.lastSync.startedAt} />)
+          </>
+        )}
       </p>
       {c.accounts.length === 0 ? (
         <p class="small muted">No accounts yet.</p>
@@ -91,24 +107,34 @@ function ConnectionCard(props: { connection: OwnConnectionView; onSynced: () => 
                     <span>
                       {a.name}
                       {a.mask && <span class="muted"> ···{a.mask}</span>}
+                      <br />
+                      <CopyId label="account id" value={a.id} />
                     </span>
                   </td>
                   <td data-label="Type">{a.type.replace("_", " ")}</td>
                   <td data-label="Balance" class="num" data-testid="balance">
-                    {a.balance ? money(a.balance.current, a.balance.currency) : "After first sync"}
+                    {a.balance
+                      ? formatMoney(a.balance.current, a.balance.currency)
+                      : "After first sync"}
                   </td>
                   <td data-label="Available" class="num">
-                    {a.balance?.available ? money(a.balance.available, a.balance.currency) : "—"}
+                    {a.balance?.available
+                      ? formatMoney(a.balance.available, a.balance.currency)
+                      : "—"}
                   </td>
-                  <td data-label="As of">{a.balance ? formatTime(a.balance.fetchedAt) : "—"}</td>
+                  <td data-label="As of">
+                    <Time iso={a.balance?.fetchedAt} />
+                  </td>
                 </tr>
               ))}
             </tbody>
           </table>
         </div>
       )}
-      <ErrorNotice error={sync.error} />
-      {described && <Notice kind={described.kind}>{described.text}</Notice>}
+      <div aria-live="polite">
+        {described && <Notice kind={described.kind}>{described.text}</Notice>}
+      </div>
+      <Feedback action={sync} />
       {c.pullable ? (
         <div class="actions">
           <ActionButton
@@ -127,9 +153,15 @@ function ConnectionCard(props: { connection: OwnConnectionView; onSynced: () => 
       ) : (
         <p class="small muted">Data for this connection is sent in by the operator.</p>
       )}
-      {(c.provider === "enable_banking" || c.provider === "simplefin") && (
-        <RemoveConnectionButton id={c.id} onRemoved={props.onSynced} />
-      )}
+      <div class="actions">
+        <RemoveConnectionButton
+          id={c.id}
+          institution={c.institution}
+          provider={c.provider}
+          action={props.removal}
+          onRemoved={props.onSynced}
+        />
+      </div>
     </li>
   );
 }
@@ -137,6 +169,11 @@ function ConnectionCard(props: { connection: OwnConnectionView; onSynced: () => 
 export function ConnectionsPage() {
   const connections = useResource<{ data: OwnConnectionView[] }>("/connections");
   const connect = useAction();
+  const removal = useAction();
+  const reload = async () => {
+    await connections.reload();
+    announceAttentionChange();
+  };
   const list = connections.data?.data ?? [];
   return (
     <section>
@@ -148,7 +185,6 @@ export function ConnectionsPage() {
           history. Connecting raises <code>connection.status.changed</code> events; a sync brings
           transactions and balances and raises the account events.
         </p>
-        <ErrorNotice error={connect.error} />
         <ActionButton
           kind="primary"
           busyLabel="Connecting…"
@@ -156,21 +192,26 @@ export function ConnectionsPage() {
             connect.run(async () => {
               await api("POST", "/connections/sandbox", {});
               await connections.reload();
+              return "Connected the sandbox bank: it is listed below. Sync it to get data.";
             })
           }
         >
           Connect the sandbox bank
         </ActionButton>
+        <Feedback action={connect} />
       </section>
       <ConnectBankCard onLinked={connections.reload} />
       <h2>Connections</h2>
+      {/* Outside the cards: a removed connection's card is gone, its outcome stays here. */}
+      <Feedback action={removal} testId="removal-feedback" />
       <ListState resource={connections} count={list.length} empty="No bank connections yet.">
         <ul class="cards">
           {list.map((connection) => (
             <ConnectionCard
               key={connection.id}
               connection={connection}
-              onSynced={connections.reload}
+              onSynced={reload}
+              removal={removal}
             />
           ))}
         </ul>

@@ -1,14 +1,22 @@
-import { useCallback, useState } from "preact/hooks";
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import {
+  normaliseVerificationCode,
+  verificationCodeProblem,
+} from "../../src/webhooks/verification-code.ts";
 import { api } from "../api.ts";
+import { announceAttentionChange } from "../components/attention-banner.tsx";
+import { ConfirmDialog } from "../components/confirm-dialog.tsx";
+import { DeliveryChart } from "../components/delivery-chart.tsx";
 import { DeliveryLog } from "../components/delivery-log.tsx";
 import { EndpointBadges, failureText } from "../components/endpoint-badges.tsx";
+import { EventTypeFilter } from "../components/event-type-filter.tsx";
+import { Feedback } from "../components/feedback.tsx";
 import { SendResult } from "../components/send-result.tsx";
+import { Time } from "../components/time.tsx";
 import {
   ActionButton,
-  ConfirmButton,
   ErrorNotice,
   formatRemaining,
-  formatTime,
   Loading,
   Notice,
   SecretOnce,
@@ -24,10 +32,11 @@ import type {
   OneOffSendView,
   PendingVerification,
 } from "../types.ts";
-import { useAction } from "../use-action.ts";
+import { type Action, useAction } from "../use-action.ts";
 import { useResource } from "../use-resource.ts";
 
-type Runner = (work: () => Promise<unknown>) => Promise<void>;
+/** Runs an action of this page, then shows the state it left behind (here and in the banner). */
+type Runner = (action: Action, work: () => Promise<unknown>) => Promise<void>;
 
 function Countdown(props: { verification: PendingVerification }) {
   const now = useNow(1000);
@@ -36,7 +45,7 @@ function Countdown(props: { verification: PendingVerification }) {
   return (
     <span data-testid="code-expiry">
       Expires in <strong>{formatRemaining(leftMs)}</strong> (at{" "}
-      {formatTime(props.verification.expiresAt)})
+      <Time iso={props.verification.expiresAt} relative={false} />)
     </span>
   );
 }
@@ -51,6 +60,8 @@ function VerifySection(props: {
   const [code, setCode] = useState("");
   const [sent, setSent] = useState<OneOffSendView | undefined>(undefined);
   const [codeError, setCodeError] = useState<string | undefined>(undefined);
+  const send = useAction();
+  const input = useRef<HTMLDivElement>(null);
   const { verification } = props;
   const usable = verification?.usable === true;
   return (
@@ -65,7 +76,7 @@ function VerifySection(props: {
         kind={usable ? "secondary" : "primary"}
         busyLabel="Sending…"
         onClick={() =>
-          props.run(async () => {
+          props.run(send, async () => {
             setSent(undefined);
             const answer = await api<{ send: OneOffSendView }>(
               "POST",
@@ -78,9 +89,10 @@ function VerifySection(props: {
       >
         {verification ? "Send a new code" : "Send verification code"}
       </ActionButton>
-      {sent && <SendResult result={sent} />}
+      <div aria-live="polite">{sent && <SendResult result={sent} />}</div>
+      <Feedback action={send} />
       {verification && (
-        <p class="small" data-testid="verification-state">
+        <p class="small" data-testid="verification-state" aria-live="polite">
           {usable ? (
             <>
               {verification.attemptsLeft} attempt{verification.attemptsLeft === 1 ? "" : "s"} left.{" "}
@@ -94,34 +106,47 @@ function VerifySection(props: {
       {usable && (
         <form
           class="verify-form"
+          noValidate
           onSubmit={async (event) => {
             event.preventDefault();
             setCodeError(undefined);
+            // The same normalisation as the server: a pasted "abcd efgh" is ABCDEFGH, and a
+            // wrong length is refused here without spending one of the 5 attempts.
+            const entered = normaliseVerificationCode(code);
+            const problem = verificationCodeProblem(entered);
+            const field = () => input.current?.querySelector("input")?.focus();
+            if (problem) {
+              setCodeError(`${problem[0]?.toUpperCase()}${problem.slice(1)}. No attempt was used.`);
+              field();
+              return;
+            }
             try {
-              await api("POST", `/endpoints/${props.endpoint.id}/verify`, { code });
+              await api("POST", `/endpoints/${props.endpoint.id}/verify`, { code: entered });
               setCode("");
               props.onVerified();
             } catch (failure) {
               setCodeError(failure instanceof Error ? failure.message : String(failure));
+              field();
             }
             await props.onChanged();
           }}
         >
-          <TextField
-            label="Verification code"
-            error={codeError}
-            value={code}
-            onValue={(v) => setCode(v.toUpperCase())}
-            input={{
-              name: "verification-code",
-              class: "code-input",
-              autoComplete: "one-time-code",
-              autoCapitalize: "characters",
-              spellcheck: false,
-              maxLength: 8,
-              required: true,
-            }}
-          />
+          <div ref={input}>
+            <TextField
+              label="Verification code"
+              hint="8 letters and digits; spaces, dashes and lower case are fine."
+              error={codeError}
+              value={code}
+              onValue={setCode}
+              input={{
+                name: "verification-code",
+                class: "code-input",
+                autoComplete: "one-time-code",
+                autoCapitalize: "characters",
+                spellcheck: false,
+              }}
+            />
+          </div>
           <button type="submit" class="button button-primary">
             Verify
           </button>
@@ -133,38 +158,79 @@ function VerifySection(props: {
 
 function StateActions(props: { endpoint: EndpointView; run: Runner }) {
   const { endpoint, run } = props;
-  const change = (action: string) =>
-    run(async () => {
-      await api("POST", `/endpoints/${endpoint.id}/${action}`);
+  const action = useAction();
+  const change = (path: string, done: string) =>
+    run(action, async () => {
+      await api("POST", `/endpoints/${endpoint.id}/${path}`);
+      return done;
     });
   return (
-    <div class="actions">
-      {endpoint.status === "disabled" && (
-        <ActionButton kind="primary" busyLabel="Enabling…" onClick={() => change("enable")}>
-          Enable
-        </ActionButton>
-      )}
-      {endpoint.status === "active" && (
-        <ActionButton busyLabel="Pausing…" onClick={() => change("pause")}>
-          Pause
-        </ActionButton>
-      )}
-      {endpoint.status === "paused" && (
-        <ActionButton kind="primary" busyLabel="Resuming…" onClick={() => change("resume")}>
-          Resume
-        </ActionButton>
-      )}
-      <ConfirmButton
-        label="Remove"
-        question="Remove this endpoint and its delivery log?"
-        confirmLabel="Remove endpoint"
-        onConfirm={() =>
-          run(async () => {
-            await api("DELETE", `/endpoints/${endpoint.id}`);
-            navigate("/webhooks");
-          })
-        }
-      />
+    <div>
+      <div class="actions">
+        {endpoint.status === "disabled" && (
+          <ActionButton
+            kind="primary"
+            busyLabel="Enabling…"
+            onClick={() =>
+              change(
+                "enable",
+                "Enabled: new events are sent again; events raised while it was disabled are not replayed.",
+              )
+            }
+          >
+            Enable
+          </ActionButton>
+        )}
+        {endpoint.status === "active" && (
+          <ConfirmDialog
+            label="Pause"
+            kind="secondary"
+            title="Pause this endpoint?"
+            confirmLabel="Pause endpoint"
+            onConfirm={() =>
+              change("pause", "Paused: nothing is sent until you resume.").then(() => undefined)
+            }
+          >
+            <p>
+              Nothing is sent to <code>{endpoint.url}</code> while it is paused, and events raised
+              while paused are <strong>never delivered</strong>, also not after you resume. Your
+              receiver catches up by reading from the API.
+            </p>
+          </ConfirmDialog>
+        )}
+        {endpoint.status === "paused" && (
+          <ActionButton
+            kind="primary"
+            busyLabel="Resuming…"
+            onClick={() =>
+              change(
+                "resume",
+                "Resumed: new events are sent again; events raised while paused are not.",
+              )
+            }
+          >
+            Resume
+          </ActionButton>
+        )}
+        <ConfirmDialog
+          label="Remove"
+          title="Remove this endpoint?"
+          confirmLabel="Remove endpoint"
+          onConfirm={() =>
+            run(action, async () => {
+              await api("DELETE", `/endpoints/${endpoint.id}`);
+              navigate("/webhooks");
+            })
+          }
+        >
+          <p>
+            <code>{endpoint.url}</code> stops receiving events at once, pending retries are
+            cancelled, and its delivery log is deleted. Its signing secret stops working. This
+            cannot be undone; adding the URL again gives a new secret and needs verifying again.
+          </p>
+        </ConfirmDialog>
+      </div>
+      <Feedback action={action} testId="state-feedback" />
     </div>
   );
 }
@@ -182,19 +248,23 @@ function Details(props: { endpoint: EndpointView }) {
         <EndpointBadges endpoint={endpoint} />
       </dd>
       <dt>Verified</dt>
-      <dd>{endpoint.verifiedAt ? formatTime(endpoint.verifiedAt) : "Not yet"}</dd>
+      <dd>
+        <Time iso={endpoint.verifiedAt} empty="Not yet" />
+      </dd>
       <dt>Failures</dt>
       <dd data-testid="failure-count">{failureText(endpoint)}</dd>
       {endpoint.disabledAt && (
         <>
           <dt>Disabled</dt>
           <dd data-testid="disabled-reason">
-            {formatTime(endpoint.disabledAt)}: {endpoint.disabledReason}
+            <Time iso={endpoint.disabledAt} />: {endpoint.disabledReason}
           </dd>
         </>
       )}
       <dt>Added</dt>
-      <dd>{formatTime(endpoint.createdAt)}</dd>
+      <dd>
+        <Time iso={endpoint.createdAt} />
+      </dd>
     </dl>
   );
 }
@@ -204,6 +274,14 @@ export function EndpointDetailPage(props: { endpointId: string }) {
   const [testResult, setTestResult] = useState<OneOffSendView | undefined>(undefined);
   const [rotated, setRotated] = useState<string | undefined>(undefined);
   const [verifiedNow, setVerifiedNow] = useState(false);
+  const test = useAction();
+  const rotate = useAction();
+  const verifiedNotice = useRef<HTMLDivElement>(null);
+  const verified = detail.data?.endpoint.verified === true;
+  // The verify form is gone once it worked: focus moves to the outcome.
+  useEffect(() => {
+    if (verifiedNow && verified) verifiedNotice.current?.focus();
+  }, [verifiedNow, verified]);
   // One clock for the endpoint and its delivery log, so they never disagree on screen.
   const [logVersion, setLogVersion] = useState(0);
   const refresh = useCallback(async () => {
@@ -212,14 +290,12 @@ export function EndpointDetailPage(props: { endpointId: string }) {
   }, [detail.reload]);
   usePolling(refresh, 5000);
 
-  // Every action shows its failure (429 included) as the server words it, then the page
-  // shows the state the action left behind.
-  const action = useAction();
-  const run: Runner = async (work) => {
-    await action.run(async () => {
-      await work();
-    });
+  // Every action shows its outcome beside its control (429 included, with when to try again),
+  // then the page and the banner show the state the action left behind.
+  const run: Runner = async (action, work) => {
+    await action.run(work);
     await refresh();
+    announceAttentionChange();
   };
 
   const d = detail.data;
@@ -241,10 +317,13 @@ export function EndpointDetailPage(props: { endpointId: string }) {
         <a href="#/webhooks">← All endpoints</a>
       </p>
       <h1>{endpoint.description || "Webhook endpoint"}</h1>
-      <ErrorNotice error={action.error} />
-      {verifiedNow && endpoint.verified && (
-        <Notice kind="success">Verified: account events now flow to this endpoint.</Notice>
-      )}
+      <div aria-live="polite">
+        {verifiedNow && endpoint.verified && (
+          <div ref={verifiedNotice} tabIndex={-1} class="notice notice-success">
+            Verified: account events now flow to this endpoint.
+          </div>
+        )}
+      </div>
       {endpoint.status === "disabled" && (
         <Notice kind="error">
           This endpoint is disabled: nothing is sent to it. Fix the receiver, then press Enable;
@@ -278,7 +357,7 @@ export function EndpointDetailPage(props: { endpointId: string }) {
         <ActionButton
           busyLabel="Sending…"
           onClick={() =>
-            run(async () => {
+            run(test, async () => {
               setTestResult(undefined);
               setTestResult(await api<OneOffSendView>("POST", `/endpoints/${endpoint.id}/test`));
             })
@@ -286,7 +365,8 @@ export function EndpointDetailPage(props: { endpointId: string }) {
         >
           Send test event
         </ActionButton>
-        {testResult && <SendResult result={testResult} />}
+        <div aria-live="polite">{testResult && <SendResult result={testResult} />}</div>
+        <Feedback action={test} />
       </section>
 
       <section class="card" aria-labelledby="secret-heading">
@@ -299,13 +379,13 @@ export function EndpointDetailPage(props: { endpointId: string }) {
               The secret was shown once, when it was issued. If it leaked or got lost, issue a new
               one: the current secret stops verifying at that instant, retries included.
             </p>
-            <ConfirmButton
+            <ConfirmDialog
               kind="secondary"
               label="Rotate secret"
-              question="Issue a new secret now? The current one stops working at once."
+              title="Issue a new signing secret now?"
               confirmLabel="Yes, issue a new secret"
               onConfirm={() =>
-                run(async () => {
+                run(rotate, async () => {
                   const answer = await api<EndpointWithSecret>(
                     "POST",
                     `/endpoints/${endpoint.id}/rotate-secret`,
@@ -313,11 +393,21 @@ export function EndpointDetailPage(props: { endpointId: string }) {
                   setRotated(answer.signingSecret);
                 })
               }
-            />
+            >
+              <p>
+                The current secret stops verifying at once, for new events and for retries of
+                earlier ones. Deliveries fail signature checks at your receiver until it uses the
+                new secret, which is shown once, next.
+              </p>
+            </ConfirmDialog>
+            <Feedback action={rotate} />
           </>
         )}
       </section>
 
+      <EventTypeFilter endpoint={endpoint} onSaved={() => void refresh()} />
+
+      <DeliveryChart endpointId={endpoint.id} version={logVersion} />
       <DeliveryLog endpointId={endpoint.id} version={logVersion} />
     </section>
   );

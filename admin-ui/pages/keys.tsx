@@ -1,16 +1,10 @@
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api.ts";
+import { ConfirmDialog } from "../components/confirm-dialog.tsx";
+import { Feedback } from "../components/feedback.tsx";
 import { ListState } from "../components/list-state.tsx";
-import {
-  Badge,
-  ConfirmButton,
-  ErrorNotice,
-  formatTime,
-  Notice,
-  SecretOnce,
-  SubmitButton,
-  TextField,
-} from "../components/ui.tsx";
+import { Time } from "../components/time.tsx";
+import { Badge, Notice, SecretOnce, SubmitButton, TextField } from "../components/ui.tsx";
 import type { ApiKeyView, CreatedApiKey } from "../types.ts";
 import { useAction } from "../use-action.ts";
 import { useResource } from "../use-resource.ts";
@@ -34,7 +28,7 @@ function CreateKeyForm(props: { onCreated: (created: CreatedApiKey) => Promise<v
       }}
     >
       <h2 id="create-key-heading">Create a key</h2>
-      <ErrorNotice error={action.error} />
+      <Feedback action={action} />
       <TextField
         label="Name (optional)"
         hint="Tells keys apart: use one key per environment or service, e.g. “billing production”."
@@ -49,23 +43,34 @@ function CreateKeyForm(props: { onCreated: (created: CreatedApiKey) => Promise<v
   );
 }
 
-function KeyRow(props: { apiKey: ApiKeyView; onRevoked: () => Promise<void> }) {
+function KeyRow(props: { apiKey: ApiKeyView; onRevoked: () => Promise<void>; focusName: boolean }) {
   const { apiKey } = props;
   const revoke = useAction();
+  const name = useRef<HTMLTableCellElement>(null);
+  // The new key's row takes focus once its secret was put away (issue 19: never <body>).
+  useEffect(() => {
+    if (props.focusName) name.current?.focus();
+  }, [props.focusName]);
   return (
     <tr data-testid="key-row" data-key-id={apiKey.id}>
-      <td data-label="Name">{apiKey.name}</td>
+      <td data-label="Name" ref={name} tabIndex={props.focusName ? -1 : undefined}>
+        {apiKey.name}
+      </td>
       <td data-label="Prefix">
         <code>{apiKey.prefix}…</code>
       </td>
-      <td data-label="Created">{formatTime(apiKey.createdAt)}</td>
-      <td data-label="Last used">{apiKey.lastUsedAt ? formatTime(apiKey.lastUsedAt) : "Never"}</td>
+      <td data-label="Created">
+        <Time iso={apiKey.createdAt} />
+      </td>
+      <td data-label="Last used">
+        <Time iso={apiKey.lastUsedAt} empty="Never" />
+      </td>
       <td data-label="Status">
         {apiKey.revokedAt ? (
           <span>
             <Badge tone="bad">revoked</Badge>{" "}
             <span class="small" data-testid="revoked-at">
-              {formatTime(apiKey.revokedAt)}
+              <Time iso={apiKey.revokedAt} />
             </span>
           </span>
         ) : (
@@ -73,24 +78,30 @@ function KeyRow(props: { apiKey: ApiKeyView; onRevoked: () => Promise<void> }) {
         )}
       </td>
       <td data-label="Actions">
-        {(!apiKey.revokedAt || revoke.error !== undefined) && (
-          <div>
-            <ErrorNotice error={revoke.error} />
-            {!apiKey.revokedAt && (
-              <ConfirmButton
-                label="Revoke"
-                question={`Revoke “${apiKey.name}”? Requests with it fail at once with 401.`}
-                confirmLabel="Revoke key"
-                onConfirm={() =>
-                  revoke.run(async () => {
-                    await api("POST", `/keys/${apiKey.id}/revoke`);
-                    await props.onRevoked();
-                  })
-                }
-              />
-            )}
-          </div>
-        )}
+        <div>
+          <Feedback action={revoke} />
+          {!apiKey.revokedAt && (
+            <ConfirmDialog
+              label="Revoke"
+              labelFull={`Revoke ${apiKey.name}`}
+              title={`Revoke the key “${apiKey.name}”?`}
+              confirmLabel="Revoke key"
+              onConfirm={() =>
+                revoke.run(async () => {
+                  await api("POST", `/keys/${apiKey.id}/revoke`);
+                  await props.onRevoked();
+                  return `Revoked “${apiKey.name}”: requests with it now get 401 invalid_api_key.`;
+                })
+              }
+            >
+              <p>
+                Requests with the key <code>{apiKey.prefix}…</code> fail at once with 401{" "}
+                <code>invalid_api_key</code>. This cannot be undone: to keep calling the API, create
+                a new key and switch your integration to it first.
+              </p>
+            </ConfirmDialog>
+          )}
+        </div>
       </td>
     </tr>
   );
@@ -99,6 +110,7 @@ function KeyRow(props: { apiKey: ApiKeyView; onRevoked: () => Promise<void> }) {
 export function KeysPage() {
   const keys = useResource<{ data: ApiKeyView[] }>("/keys");
   const [created, setCreated] = useState<CreatedApiKey | undefined>(undefined);
+  const [focusKeyId, setFocusKeyId] = useState<string | undefined>(undefined);
   const list = keys.data?.data ?? [];
   return (
     <section>
@@ -108,7 +120,14 @@ export function KeysPage() {
         your integration to it, then revoke the old one.
       </p>
       {created ? (
-        <SecretOnce label="API key" value={created.key} onDone={() => setCreated(undefined)}>
+        <SecretOnce
+          label="API key"
+          value={created.key}
+          onDone={() => {
+            setFocusKeyId(created.apiKey.id);
+            setCreated(undefined);
+          }}
+        >
           <p class="muted small">
             “{created.apiKey.name}”, prefix <code>{created.apiKey.prefix}</code>.
           </p>
@@ -144,7 +163,12 @@ export function KeysPage() {
             </thead>
             <tbody>
               {list.map((apiKey) => (
-                <KeyRow key={apiKey.id} apiKey={apiKey} onRevoked={keys.reload} />
+                <KeyRow
+                  key={apiKey.id}
+                  apiKey={apiKey}
+                  onRevoked={keys.reload}
+                  focusName={apiKey.id === focusKeyId}
+                />
               ))}
             </tbody>
           </table>

@@ -1,7 +1,9 @@
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
+import { CopyId } from "../components/copy.tsx";
 import { ListState } from "../components/list-state.tsx";
-import { ActionButton, Badge, ErrorNotice, formatTime, Notice } from "../components/ui.tsx";
+import { Time } from "../components/time.tsx";
+import { ActionButton, Badge, ErrorNotice, Notice } from "../components/ui.tsx";
 import { useAction } from "../use-action.ts";
 import { useResource } from "../use-resource.ts";
 
@@ -128,6 +130,10 @@ export function OperatorAccountsPage() {
   return (
     <section>
       <h1>Service accounts</h1>
+      <p>
+        <a href="#/operator/new-account">Create an account</a> ·{" "}
+        <a href="#/operator/import">Import bank data</a>
+      </p>
       <form
         class="search"
         onSubmit={(e) => {
@@ -158,7 +164,7 @@ export function OperatorAccountsPage() {
                 <div>
                   <strong>{account.name}</strong>
                   <div class="muted small">{account.users.map((u) => u.email).join(", ")}</div>
-                  <div class="muted small mono">{account.id}</div>
+                  <CopyId label="account id" value={account.id} />
                 </div>
                 <div class="badges">
                   <Badge tone={account.status === "lapsed" ? "bad" : "good"}>
@@ -180,7 +186,9 @@ export function OperatorAccountsPage() {
                   )}
                 </div>
               </div>
-              <p class="muted small">Created {formatTime(account.createdAt)}</p>
+              <p class="muted small">
+                Created <Time iso={account.createdAt} />
+              </p>
               <button
                 type="button"
                 class="button button-secondary"

@@ -6,6 +6,7 @@ interface Settings {
   deliverySourceIp: string | null;
   smtpConfigured: boolean;
   mailFrom: string;
+  billingUrl: string | null;
   syncSchedule: string;
   retentionDays: number;
   apiRateLimitPerMinute: number;
@@ -39,6 +40,17 @@ export function OperatorSettingsPage() {
           <dt>Mail</dt>
           <dd>
             {s.smtpConfigured ? `SMTP, from ${s.mailFrom}` : "No SMTP: mail stays in the outbox"}
+          </dd>
+          <dt>Billing page</dt>
+          <dd data-testid="billing-url">
+            {s.billingUrl ? (
+              <code>{s.billingUrl}</code>
+            ) : (
+              <>
+                Not set: owners whose payment failed are told to write to the operators. Set{" "}
+                <code>billingUrl</code> (<code>SVC_BILLING_URL</code>) to link them to it.
+              </>
+            )}
           </dd>
           <dt>Sync schedule</dt>
           <dd>

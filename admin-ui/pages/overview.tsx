@@ -1,3 +1,6 @@
+import { useEffect, useRef } from "preact/hooks";
+import { CopyId } from "../components/copy.tsx";
+import { QuickStart } from "../components/quick-start.tsx";
 import { Badge, CopyValue, ErrorNotice, Loading, Notice } from "../components/ui.tsx";
 import type { Overview } from "../types.ts";
 import { useResource } from "../use-resource.ts";
@@ -10,8 +13,42 @@ const subscriptionWords: Record<string, string> = {
   none: "none",
 };
 
+/** Where to update payment details (issue 19): the billing page, or the operators to write to. */
+function BillingLink(props: { billing: Overview["billing"] }) {
+  const { billing } = props;
+  if (billing.url)
+    return (
+      <p data-testid="billing-link">
+        <a href={billing.url} rel="noopener noreferrer" target="_blank">
+          Update your payment details
+        </a>{" "}
+        (opens the billing page in a new tab).
+      </p>
+    );
+  if (billing.operatorEmails.length > 0)
+    return (
+      <p data-testid="billing-link">
+        To update your payment details, write to the operator of this service:{" "}
+        {billing.operatorEmails.map((email, i) => (
+          <>
+            {i > 0 && ", "}
+            <a href={`mailto:${email}?subject=${encodeURIComponent("Payment details")}`}>{email}</a>
+          </>
+        ))}
+        .
+      </p>
+    );
+  return (
+    <p data-testid="billing-link">
+      To update your payment details, contact the operator of this service.
+    </p>
+  );
+}
+
 function AccessCard(props: { overview: Overview }) {
-  const { access } = props.overview;
+  const { access, account } = props.overview;
+  // Spec 7: a lapsed subscription or failed renewal asks for updated payment details.
+  const payment = account.paymentFailed || access.code === "subscription_lapsed";
   return (
     <section class="card access-card" aria-labelledby="access-heading" data-testid="api-access">
       <div class="card-head">
@@ -28,8 +65,17 @@ function AccessCard(props: { overview: Overview }) {
         <strong>{access.summary}</strong>
       </p>
       <p>{access.reason}</p>
+      {payment && <BillingLink billing={props.overview.billing} />}
     </section>
   );
+}
+
+function endpointItemText(setup: Overview["setup"]): string {
+  if (setup.endpoints === 0) return "Add a webhook endpoint to hear about changes";
+  const plural = setup.endpoints === 1 ? "" : "s";
+  if (setup.disabledEndpoints > 0)
+    return `${setup.disabledEndpoints} of ${setup.endpoints} webhook endpoint${plural} disabled: nothing is sent to ${setup.disabledEndpoints === 1 ? "it" : "them"} until enabled`;
+  return `${setup.verifiedEndpoints} of ${setup.endpoints} webhook endpoint${plural} verified`;
 }
 
 function Checklist(props: { setup: Overview["setup"] }) {
@@ -44,12 +90,10 @@ function Checklist(props: { setup: Overview["setup"] }) {
           : "Create an API key to call the API",
     },
     {
-      done: setup.verifiedEndpoints > 0,
+      // Ticked only while events reach every endpoint: verified, and none disabled (issue 19).
+      done: setup.receivingEndpoints > 0 && setup.disabledEndpoints === 0,
       href: "#/webhooks",
-      text:
-        setup.endpoints === 0
-          ? "Add a webhook endpoint to hear about changes"
-          : `${setup.verifiedEndpoints} of ${setup.endpoints} webhook endpoint${setup.endpoints === 1 ? "" : "s"} verified`,
+      text: endpointItemText(setup),
     },
     {
       done: setup.connections > 0,
@@ -65,7 +109,7 @@ function Checklist(props: { setup: Overview["setup"] }) {
       <h2 id="setup-heading">Set-up</h2>
       <ul class="checklist">
         {items.map((item) => (
-          <li class={item.done ? "done" : ""}>
+          <li class={item.done ? "done" : ""} data-testid="checklist-item" data-done={item.done}>
             <span aria-hidden="true">{item.done ? "✓" : "○"}</span>{" "}
             <a href={item.href}>{item.text}</a>
             <span class="visually-hidden">{item.done ? " (done)" : " (to do)"}</span>
@@ -76,12 +120,21 @@ function Checklist(props: { setup: Overview["setup"] }) {
   );
 }
 
-export function OverviewPage() {
+export function OverviewPage(props: { quickStart: boolean; onQuickStartDismissed: () => void }) {
   const overview = useResource<Overview>("/overview");
   const o = overview.data;
+  const heading = useRef<HTMLHeadingElement>(null);
+  const wasShown = useRef(props.quickStart);
+  // After dismissing, the quick start is gone: focus goes to the page's heading, not <body>.
+  useEffect(() => {
+    if (wasShown.current && !props.quickStart) heading.current?.focus();
+    wasShown.current = props.quickStart;
+  }, [props.quickStart]);
   return (
     <section>
-      <h1>Overview</h1>
+      <h1 ref={heading} tabIndex={-1}>
+        Overview
+      </h1>
       <ErrorNotice error={overview.error} />
       {!o ? (
         overview.error ? null : (
@@ -92,6 +145,9 @@ export function OverviewPage() {
           <p class="muted">
             Account <strong>{o.account.name}</strong>
           </p>
+          {props.quickStart && (
+            <QuickStart apiBaseUrl={o.apiBaseUrl} onDismissed={props.onQuickStartDismissed} />
+          )}
           <AccessCard overview={o} />
           <h2>Account</h2>
           <dl class="facts">
@@ -101,6 +157,10 @@ export function OverviewPage() {
             <dd data-testid="subscription-status">
               {subscriptionWords[o.account.subscriptionStatus] ?? o.account.subscriptionStatus}
               {o.account.paymentFailed && " (the last renewal payment failed)"}
+            </dd>
+            <dt>Account id</dt>
+            <dd>
+              <CopyId label="account id" value={o.account.id} />
             </dd>
             <dt>API base URL</dt>
             <dd>

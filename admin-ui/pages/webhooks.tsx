@@ -1,15 +1,11 @@
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiFailure, api } from "../api.ts";
+import { DeliveryLog } from "../components/delivery-log.tsx";
 import { EndpointBadges, failureText } from "../components/endpoint-badges.tsx";
+import { Feedback } from "../components/feedback.tsx";
 import { ListState } from "../components/list-state.tsx";
-import {
-  ErrorNotice,
-  formatTime,
-  Notice,
-  SecretOnce,
-  SubmitButton,
-  TextField,
-} from "../components/ui.tsx";
+import { Time } from "../components/time.tsx";
+import { Notice, SecretOnce, SubmitButton, TextField } from "../components/ui.tsx";
 import type { EndpointList, EndpointWithSecret } from "../types.ts";
 import { useAction } from "../use-action.ts";
 import { useResource } from "../use-resource.ts";
@@ -72,7 +68,6 @@ function AddEndpointForm(props: { onAdded: (added: EndpointWithSecret) => Promis
       }}
     >
       <h2 id="add-endpoint-heading">Add an endpoint</h2>
-      <ErrorNotice error={action.error} />
       <TextField
         label="Endpoint URL"
         hint={<UrlRules />}
@@ -100,6 +95,8 @@ function AddEndpointForm(props: { onAdded: (added: EndpointWithSecret) => Promis
       <SubmitButton busy={action.busy} busyLabel="Adding…">
         Add endpoint
       </SubmitButton>
+      {/* Limits (429 with when to try again) and other refusals, beside the button. */}
+      <Feedback action={action} />
     </form>
   );
 }
@@ -109,6 +106,11 @@ export function WebhooksPage() {
   const [added, setAdded] = useState<EndpointWithSecret | undefined>(undefined);
   const [toVerify, setToVerify] = useState<EndpointWithSecret["endpoint"] | undefined>(undefined);
   const list = endpoints.data?.data ?? [];
+  const next = useRef<HTMLDivElement>(null);
+  // Once the secret is put away, focus goes to the next step's link.
+  useEffect(() => {
+    if (toVerify && !added) next.current?.focus();
+  }, [toVerify, added]);
   const max = endpoints.data?.limits.maxEndpoints ?? 3;
   return (
     <section>
@@ -131,10 +133,10 @@ export function WebhooksPage() {
         </SecretOnce>
       )}
       {toVerify && !added && (
-        <Notice kind="success">
+        <div ref={next} tabIndex={-1} class="notice notice-success" role="status">
           Added. Next: <a href={`#/webhooks/${toVerify.id}`}>verify {toVerify.url}</a> so it
           receives account events.
-        </Notice>
+        </div>
       )}
       {!added && endpoints.data && list.length < max && (
         <AddEndpointForm
@@ -166,8 +168,12 @@ export function WebhooksPage() {
               </div>
               <p class="small muted">
                 {failureText(endpoint)}
-                {endpoint.disabledAt &&
-                  ` · disabled ${formatTime(endpoint.disabledAt)}: ${endpoint.disabledReason}`}
+                {endpoint.disabledAt && (
+                  <>
+                    {" "}
+                    · disabled <Time iso={endpoint.disabledAt} />: {endpoint.disabledReason}
+                  </>
+                )}
               </p>
               <a class="button button-secondary" href={`#/webhooks/${endpoint.id}`}>
                 Manage
@@ -177,6 +183,9 @@ export function WebhooksPage() {
           ))}
         </ul>
       </ListState>
+      {list.length > 0 && (
+        <DeliveryLog endpoints={list} version={0} heading="Deliveries to all endpoints" />
+      )}
     </section>
   );
 }

@@ -379,8 +379,7 @@ console.log(
 // Enough for --seconds at the ratio the issue asks for (half the sender alone), at most 100,000.
 const backlog = Math.min(100_000, Math.round((seconds * alone.perSecond) / 2));
 await fillBacklog(backlog);
-const workers = startWebhookWorkers(services);
-const dispatcher = workers.find((w) => w.name === "webhook-dispatcher") as Dispatcher;
+const dispatcher = startWebhookWorkers(services);
 const full = await throughput(dispatcher);
 console.log(
   `throughput service end to end (a backlog of ${backlog} written beforehand by another process, drained for ${round(full.elapsed)} s): ${Math.round(full.perSecond)} deliveries/s = ${round((100 * full.perSecond) / alone.perSecond)}% of the sender alone, ${round((100 * full.perSecond) / plain.perSecond)}% of the ceiling, ${round(full.averageInFlight)} in flight on average (service CPU ${round(full.serviceCpu, 2)} cores, receiver ${round(full.receiverCpu, 2)})`,
@@ -402,7 +401,7 @@ console.log(
     p99Ms: round(lat.p99),
   }),
 );
-for (const worker of workers.reverse()) await worker.stop();
+await dispatcher.stop();
 await services.database.close();
 await store.dispose();
 receiverProcess.kill("SIGTERM");

@@ -192,3 +192,7 @@ export async function listServiceAccounts(db: Db, search?: string): Promise<Serv
     .orderBy(asc(serviceAccounts.createdAt), asc(serviceAccounts.id));
   return Promise.all(rows.map((row) => view(db, row.id)));
 }
+
+/** What the users of a disabled account read: the portal's notice and its 403s (docs/decisions.md). */
+export const accountDisabledNotice =
+  "This account is disabled: API keys, webhook endpoints and bank connections can be looked at but not created or changed, and API calls with its keys are refused. Contact the operator of this service to re-enable it.";

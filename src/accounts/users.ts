@@ -1,4 +1,5 @@
-import { eq } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
+import type { Clock } from "../clock.ts";
 import type { Row } from "../db/schema.ts";
 import { type Db, first } from "../db/store.ts";
 import { ApiError } from "../http/errors.ts";
@@ -51,4 +52,31 @@ export async function changePassword(
     throw new ApiError("invalid_request", "newPassword: must differ from the current password.");
   }
   await setUserPassword(db, userId, input.newPassword, false);
+}
+
+/**
+ * Issue 19 "Getting started": an account owner sees the quick start from the first sign-in
+ * until they dismiss it. Kept per user in the database (not in the browser), so dismissing it
+ * once holds on every device and browser, and a cleared browser does not bring it back.
+ * Operators run the instance rather than integrate with it, so it is not offered to them.
+ */
+export async function quickStartShown(db: Db, userId: string): Promise<boolean> {
+  const { users } = db.t;
+  const user = await first(
+    db
+      .select({ isOperator: users.isOperator, dismissedAt: users.quickStartDismissedAt })
+      .from(users)
+      .where(eq(users.id, userId)),
+  );
+  return user !== undefined && !user.isOperator && user.dismissedAt === null;
+}
+
+export async function dismissQuickStart(db: Db, clock: Clock, userId: string): Promise<void> {
+  const { users } = db.t;
+  await db.write((tx) =>
+    tx
+      .update(users)
+      .set({ quickStartDismissedAt: clock.now() })
+      .where(and(eq(users.id, userId), isNull(users.quickStartDismissedAt))),
+  );
 }

@@ -10,6 +10,7 @@ import { routePattern } from "../http/access-log.ts";
 import { requestIdHeader } from "../http/errors.ts";
 import type { ApiEnv, Principal } from "./auth.ts";
 import { createBoundedCache } from "./bounded-cache.ts";
+import { etagHeader, notModifiedResponse } from "./etag.ts";
 import { rateLimitHeaderNames } from "./rate-limit.ts";
 
 export interface CachedAnswer {
@@ -23,6 +24,10 @@ export interface CachedAnswer {
   size: number;
   /** The route pattern, for the access log and metrics. */
   route: string;
+  /** The answer's strong entity tag (etag.ts). */
+  etag: string;
+  /** The 304 given for a matching `If-None-Match`, cloned per request like `template`. */
+  notModified: Response;
 }
 
 export interface AnswerCache {
@@ -92,11 +97,16 @@ export function rememberAnswersMiddleware(deps: {
       const value = c.res.headers.get(name);
       if (value !== null) headers.set(name, value);
     }
+    const etag = c.res.headers.get(etagHeader);
+    // Only tagged answers (entityTagMiddleware runs after this one) are remembered.
+    if (etag === null) return;
     const body = await c.res.clone().blob();
     deps.answers.set(c.get("principal"), c.req.url, startedAt, {
       template: new Response(body, { status: 200, headers }),
       size: body.size,
       route: routePattern(c),
+      etag,
+      notModified: notModifiedResponse(headers),
     });
   };
 }

@@ -23,6 +23,17 @@ export interface ApiEnv {
 const bearerPattern = /^Bearer +(\S+) *$/i;
 const keyShapeHint = "API keys look like svk_ followed by 8 characters, _ and 43 characters.";
 
+/** What a refused key is told; the reference's error examples use these same strings. */
+export const apiKeyRefusalMessages = {
+  missing: "No API key was sent. Send it in the header `Authorization: Bearer <API key>`.",
+  notBearer: "The Authorization header must have the form `Bearer <API key>`.",
+  malformed: `The API key is malformed. ${keyShapeHint}`,
+  unknown:
+    "The API key is not known. Check that it was copied whole and that it belongs to this service.",
+  revoked: (revokedAt: Date) =>
+    `This API key was revoked at ${revokedAt.toISOString()}. Use another key of the account or create a new one.`,
+} as const;
+
 export type ApiAccess = { ok: true; principal: Principal } | { ok: false; error: ApiError };
 
 /**
@@ -41,26 +52,20 @@ export async function checkApiAccess(
   now?: Date,
 ): Promise<ApiAccess> {
   if (header === undefined || header === null) {
-    return refused(
-      "not_authenticated",
-      "No API key was sent. Send it in the header `Authorization: Bearer <API key>`.",
-    );
+    return refused("not_authenticated", apiKeyRefusalMessages.missing);
   }
   const presented = bearerPattern.exec(header)?.[1];
   if (presented === undefined) {
-    return refused(
-      "invalid_api_key",
-      "The Authorization header must have the form `Bearer <API key>`.",
-    );
+    return refused("invalid_api_key", apiKeyRefusalMessages.notBearer);
   }
   const check = await authenticator.check(presented, now);
   if (!check.ok) {
     const message =
       check.reason === "malformed"
-        ? `The API key is malformed. ${keyShapeHint}`
+        ? apiKeyRefusalMessages.malformed
         : check.reason === "revoked"
-          ? `This API key was revoked at ${check.revokedAt.toISOString()}. Use another key of the account or create a new one.`
-          : "The API key is not known. Check that it was copied whole and that it belongs to this service.";
+          ? apiKeyRefusalMessages.revoked(check.revokedAt)
+          : apiKeyRefusalMessages.unknown;
     return refused("invalid_api_key", message);
   }
   const decision = decideApiAccess(check.access);
@@ -74,7 +79,7 @@ function refused(code: ErrorCode, message: string): ApiAccess {
 }
 
 /** The 429 for a request over its key's limit. */
-function rateLimitedError(limit: RateLimitDecision): ApiError {
+export function rateLimitedError(limit: RateLimitDecision): ApiError {
   return new ApiError(
     "rate_limited",
     `Too many requests with this API key: at most ${limit.limit} a minute. Retry after ${limit.resetSeconds} s.`,

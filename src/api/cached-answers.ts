@@ -13,6 +13,7 @@ import type { Logger } from "../log.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import type { AnswerCache, CachedAnswer } from "./answer-cache.ts";
 import { type CheckedAccess, checkApiAccess } from "./auth.ts";
+import { ifNoneMatchMatches } from "./etag.ts";
 import { type KeyRateLimiter, type RateLimitDecision, setRateLimitState } from "./rate-limit.ts";
 
 /**
@@ -32,19 +33,21 @@ export function createCachedAnswerLane(deps: {
   log: Logger;
   metrics: Metrics;
 }): CachedAnswerLane {
-  // The access-log and metrics recorder of each answer and key, prepared on first use.
+  // The access-log and metrics recorder of each answer, key and status (200 or 304), prepared on
+  // first use.
   const recorders = new WeakMap<CachedAnswer, Map<string, RequestRecorder>>();
-  const recorderFor = (answer: CachedAnswer, keyId: string): RequestRecorder => {
+  const recorderFor = (answer: CachedAnswer, keyId: string, status: number): RequestRecorder => {
     let byKey = recorders.get(answer);
     if (!byKey) {
       byKey = new Map();
       recorders.set(answer, byKey);
     }
-    let recorder = byKey.get(keyId);
+    const slot = status === 200 ? keyId : `${keyId} ${status}`;
+    let recorder = byKey.get(slot);
     if (!recorder) {
-      const kind = { method: "GET", route: answer.route, status: 200, keyId };
+      const kind = { method: "GET", route: answer.route, status, keyId };
       recorder = createRequestRecorder(deps.log, deps.metrics, kind);
-      byKey.set(keyId, recorder);
+      byKey.set(slot, recorder);
     }
     return recorder;
   };
@@ -68,10 +71,12 @@ export function createCachedAnswerLane(deps: {
       if (!limit.allowed) return undefined;
     }
     const requestId = deps.requestIds.next();
-    const response = answer.template.clone();
+    // A conditional read is decided after the key and the limit, like the router's (etag.ts).
+    const unchanged = ifNoneMatchMatches(request.headers.get("if-none-match"), answer.etag);
+    const response = unchanged ? answer.notModified.clone() : answer.template.clone();
     if (limit) setRateLimitState(response.headers, limit);
     response.headers.set(requestIdHeader, requestId);
-    recorderFor(answer, principal.keyId)(performance.now() - started, requestId);
+    recorderFor(answer, principal.keyId, response.status)(performance.now() - started, requestId);
     return response;
   };
   return (request) => {

@@ -1,7 +1,10 @@
 // The OpenAPI 3.1 document of /v1, generated from the zod route definitions.
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { ApiEnv } from "./auth.ts";
+import { addCodeSamples } from "./code-samples.ts";
 import { defaultWindowDays, maxWindowDays } from "./date-window.ts";
+import { addOperationExamples } from "./examples.ts";
+import { webhooksSection } from "./openapi-webhooks.ts";
 import { defaultPageLimit, maxPageLimit } from "./params.ts";
 
 export type OpenApiDocument = ReturnType<OpenAPIHono["getOpenAPI31Document"]>;
@@ -33,7 +36,7 @@ export function buildOpenApiDocument(
     scheme: "bearer",
     description: "An API key, `svk_` + 8 characters + `_` + 43 characters.",
   });
-  return app.getOpenAPI31Document({
+  const document = app.getOpenAPI31Document({
     openapi: "3.1.0",
     info: {
       title: "Svc bank-data API",
@@ -46,6 +49,21 @@ export function buildOpenApiDocument(
       { name: "Accounts", description: "Bank accounts and their balances." },
       { name: "Transactions", description: "An account's transactions." },
       { name: "Connections", description: "Links to institutions that carry accounts." },
+      {
+        name: "Webhooks",
+        description:
+          "Signed events the service POSTs to your HTTPS endpoint. Verify the signature over the raw body, answer 2xx within 10 seconds, de-duplicate on the event id, then read the detail from the API.",
+      },
     ],
   });
+  // Added after generation, beside the zod-generated paths (openapi-webhooks.ts, examples.ts,
+  // code-samples.ts).
+  const { webhooks, schemas } = webhooksSection();
+  const components = (document.components ?? {}) as { schemas?: Record<string, unknown> };
+  components.schemas = { ...components.schemas, ...schemas };
+  const withWebhooks = { ...document, components, webhooks } as OpenApiDocument;
+  const json = withWebhooks as unknown as Record<string, unknown>;
+  addOperationExamples(json, options.rateLimitPerMinute);
+  addCodeSamples(json);
+  return withWebhooks;
 }

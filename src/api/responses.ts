@@ -31,6 +31,34 @@ const rateLimitDocs = {
   },
 };
 
+const etagDoc = {
+  ETag: {
+    description:
+      "Strong entity tag of this exact body (quoted base64url SHA-256). Send it back in `If-None-Match` to be answered 304 while the data is unchanged.",
+    schema: { type: "string" as const },
+  },
+};
+
+/** The conditional-read header every GET takes (etag.ts). */
+export const conditionalReadHeaders = z.object({
+  "If-None-Match": z
+    .string()
+    .optional()
+    .openapi({
+      param: { name: "If-None-Match", in: "header" },
+      description:
+        "One or more `ETag` values from earlier answers (comma-separated, `W/` prefixes ignored), or `*`. When one matches the current answer, the answer is 304 with no body. (No example: a reference renderer would paste it into every generated sample.)",
+    }),
+});
+
+const notModifiedResponse = {
+  304: {
+    description:
+      "Not modified: `If-None-Match` matched the current answer's `ETag`. No body; counts against the rate limit like any read.",
+    headers: { ...etagDoc, ...requestIdDoc, ...rateLimitDocs },
+  },
+} as const;
+
 export function errorEnvelope<const C extends readonly [ErrorCode, ...ErrorCode[]]>(codes: C) {
   return z
     .object({
@@ -107,9 +135,10 @@ export function okResponse<T extends ZodType>(schema: T, description: string) {
   return {
     200: {
       description,
-      headers: { ...requestIdDoc, ...rateLimitDocs },
+      headers: { ...etagDoc, ...requestIdDoc, ...rateLimitDocs },
       content: { "application/json": { schema } },
     },
+    ...notModifiedResponse,
   };
 }
 

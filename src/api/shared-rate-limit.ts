@@ -32,12 +32,15 @@ export function createSharedKeyRateLimiter(
   /** Uses counted here since the last sync, and the cluster's total as of the last sync. */
   let unsynced = new Map<string, number>();
   let known = new Map<string, number>();
+  /** Uses on their way to the database: still counted until the sync's totals include them. */
+  let inFlight = new Map<string, number>();
   const roll = (now: number) => {
     const start = now - (now % rateLimitWindowMs);
     if (start !== windowStart) {
       windowStart = start;
       unsynced = new Map();
       known = new Map();
+      inFlight = new Map();
     }
   };
   let syncing = false;
@@ -47,6 +50,7 @@ export function createSharedKeyRateLimiter(
     const batch = unsynced;
     const start = windowStart;
     unsynced = new Map();
+    inFlight = batch;
     // Keys used here this window but not since the last sync: only their totals are read.
     const readOnly = [...known.keys()].filter((keyId) => !batch.has(keyId));
     const { rateLimitCounters } = deps.db.t;
@@ -83,9 +87,12 @@ export function createSharedKeyRateLimiter(
       });
       if (start !== windowStart) return; // the window ended meanwhile
       for (const [keyId, total] of totals) known.set(keyId, total);
+      if (inFlight === batch) inFlight = new Map();
     } catch (error) {
       // Not added: counted again at the next sync, so no use is lost.
+      if (start !== windowStart) return;
       for (const [keyId, uses] of batch) unsynced.set(keyId, (unsynced.get(keyId) ?? 0) + uses);
+      if (inFlight === batch) inFlight = new Map();
       deps.onSyncError(error);
     }
   };
@@ -102,7 +109,7 @@ export function createSharedKeyRateLimiter(
       const now = at.getTime();
       roll(now);
       const local = unsynced.get(keyId) ?? 0;
-      const used = (known.get(keyId) ?? 0) + local;
+      const used = (known.get(keyId) ?? 0) + (inFlight.get(keyId) ?? 0) + local;
       const allowed = used < limitPerMinute;
       if (allowed) unsynced.set(keyId, local + 1);
       return {

@@ -26,8 +26,7 @@ const transactionCursor = z
 
 function fromCursor(cursorText: string, accountId: string, input: TransactionsQueryInput) {
   const cursor = decodeCursor(cursorText, transactionCursor);
-  const pending =
-    input.include_pending === undefined ? cursor.pending : input.include_pending === "true";
+  const pending = input.include_pending ?? cursor.pending;
   if (
     cursor.account !== accountId ||
     (input.from !== undefined && input.from !== cursor.from) ||
@@ -53,7 +52,7 @@ export function resolveTransactionQuery(
   if (input.cursor !== undefined) return { ...fromCursor(input.cursor, accountId, input), limit };
   return {
     window: resolveDateWindow(now, input),
-    includePending: input.include_pending === "true",
+    includePending: input.include_pending ?? false,
     limit,
   };
 }

@@ -3,24 +3,42 @@
 // it (test/api/every-route.test.ts runs every documented route against bad keys); a path outside
 // every resource is 404 with or without a key.
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
+import { notFoundHandler } from "../http/errors.ts";
 import type { RequestIds } from "../http/request-id.ts";
 import { createKeyAuthenticator } from "../keys/authenticate.ts";
 import type { Services } from "../services.ts";
 import { createAnswerCache, rememberAnswersMiddleware } from "./answer-cache.ts";
 import { type ApiEnv, apiAuthMiddleware, type CheckedAccess } from "./auth.ts";
 import { type CachedAnswerLane, createCachedAnswerLane } from "./cached-answers.ts";
-import { renderReferencePage } from "./docs-page.ts";
+import { createDocsPage, type DocsPage } from "./docs-page.ts";
+import {
+  entityTagMiddleware,
+  entityTagOf,
+  etagHeader,
+  ifNoneMatchMatches,
+  notModifiedResponse,
+} from "./etag.ts";
+import { createEventStreams, type EventStreamOptions } from "./event-stream.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
-import { validationHook } from "./params.ts";
+import { refuseNamelessQueryParameters, validationHook } from "./params.ts";
 import { createBankReads } from "./reads/bank-reads.ts";
+import { createEventReads } from "./reads/events.ts";
 import { registerAccountRoutes } from "./routes/accounts.ts";
 import { registerConnectionRoutes } from "./routes/connections.ts";
+import { registerEventRoutes } from "./routes/events.ts";
 import { registerTransactionRoutes } from "./routes/transactions.ts";
+import { type ScalarBundle, scalarBundle } from "./scalar-bundle.ts";
 import { createSharedKeyRateLimiter } from "./shared-rate-limit.ts";
 
 /** Every resource lives under one of these; each one's whole subtree requires a key. */
-export const resourcePrefixes = ["/accounts", "/connections"] as const;
+export const resourcePrefixes = ["/accounts", "/connections", "/events"] as const;
+/**
+ * Resources whose answers may be remembered (answer-cache.ts): bank data only, whose changes move
+ * the account's data generation. Events do not (a test send writes one without touching bank
+ * data), and a stream is never a stored answer.
+ */
+const rememberedPrefixes: readonly string[] = ["/accounts", "/connections"];
 /** Answers remembered at most: 512, and 32 MiB of bodies (a 100-row page is ~30 KB). */
 const answerCacheLimits = { maxEntries: 512, maxBytes: 32 * 1024 * 1024 };
 
@@ -28,9 +46,14 @@ export interface V1 {
   app: Hono;
   /** Answers a request from the remembered answers, or returns undefined (see cached-answers.ts). */
   serveCached: CachedAnswerLane;
+  /** Ends every open event stream and refuses new ones (server shutdown). */
+  closeStreams(): void;
 }
 
-export function createV1App(services: Services, deps: { requestIds: RequestIds }): V1 {
+export function createV1App(
+  services: Services,
+  deps: { requestIds: RequestIds; eventStreams?: Partial<EventStreamOptions> },
+): V1 {
   const { config, db, clock, log } = services;
   const resources = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook });
   const authenticator = createKeyAuthenticator(db, clock, {
@@ -54,26 +77,85 @@ export function createV1App(services: Services, deps: { requestIds: RequestIds }
   const answers = createAnswerCache(answerCacheLimits);
   const auth = apiAuthMiddleware({ authenticator, rateLimiter, checked });
   const remember = rememberAnswersMiddleware({ answers, clock });
+  // After `remember`, so the answers it keeps carry their tag and a 304 is never kept.
+  const tag = entityTagMiddleware();
   // Hono's `/accounts/*` also matches `/accounts` itself.
-  for (const prefix of resourcePrefixes) resources.use(`${prefix}/*`, auth, remember);
+  for (const prefix of resourcePrefixes) {
+    const remembered = rememberedPrefixes.includes(prefix) ? [remember] : [];
+    resources.use(`${prefix}/*`, auth, refuseNamelessQueryParameters, ...remembered, tag);
+  }
   const reads = createBankReads(db);
   registerAccountRoutes(resources, reads);
   registerTransactionRoutes(resources, reads, clock);
   registerConnectionRoutes(resources, reads);
+  const eventReads = createEventReads(db);
+  const streams = createEventStreams({
+    reads: eventReads,
+    outbox: services.outbox,
+    log,
+    ...(deps.eventStreams ? { options: deps.eventStreams } : {}),
+  });
+  registerEventRoutes(resources, eventReads, streams);
 
   const document = buildOpenApiDocument(resources, {
     baseUrl: config.baseUrl,
     rateLimitPerMinute: config.apiRateLimitPerMinute,
   });
   const documentJson = JSON.stringify(document);
-  const referencePage = renderReferencePage(document);
+  // The reference page and Scalar's bundle are loaded on the first visit to /docs, so serving
+  // the API (and every CLI command) never pays for them.
+  let docs: Promise<{ bundle: ScalarBundle; page: DocsPage }> | undefined;
+  const docsAssets = () => {
+    docs ??= scalarBundle()
+      .then((bundle) => ({
+        bundle,
+        page: createDocsPage(document, {
+          scriptPath: `docs/${bundle.fileName}`,
+          apiOrigin: new URL(config.baseUrl).origin,
+        }),
+      }))
+      .catch((error: unknown) => {
+        docs = undefined; // answered 500 now, tried again on the next visit
+        throw error;
+      });
+    return docs;
+  };
 
   const app = new Hono();
-  // Registered before the resources, so these public pages answer without a key.
-  app.get("/openapi.json", (c) =>
-    c.body(documentJson, 200, { "Content-Type": "application/json" }),
-  );
-  app.get("/docs", (c) => c.html(referencePage));
+  // Registered before the resources, so these public pages answer without a key. Conditional
+  // like every /v1 GET; their tags are computed once.
+  const publicHeaders = (body: string, contentType: string, extra: Record<string, string> = {}) =>
+    new Headers({ "Content-Type": contentType, [etagHeader]: entityTagOf(body), ...extra });
+  const conditional = (c: Context, body: string, headers: Headers) =>
+    ifNoneMatchMatches(c.req.header("if-none-match"), headers.get(etagHeader) as string)
+      ? notModifiedResponse(headers)
+      : new Response(body, { status: 200, headers });
+  const documentHeaders = publicHeaders(documentJson, "application/json");
+  app.get("/openapi.json", (c) => conditional(c, documentJson, documentHeaders));
+  let docsPageHeaders: Headers | undefined;
+  app.get("/docs", async (c) => {
+    const { page } = await docsAssets();
+    docsPageHeaders ??= publicHeaders(page.html, "text/html; charset=UTF-8", {
+      "Content-Security-Policy": page.contentSecurityPolicy,
+      "Cache-Control": "no-cache",
+      "X-Content-Type-Options": "nosniff",
+      "Referrer-Policy": "no-referrer",
+    });
+    return conditional(c, page.html, docsPageHeaders);
+  });
+  // The renderer's script: its name changes with its content, so it is cached for good.
+  app.get("/docs/:file", async (c) => {
+    const { bundle } = await docsAssets();
+    if (c.req.param("file") !== bundle.fileName) return notFoundHandler(c);
+    const { body, encoding } = await bundle.encoded(c.req.header("accept-encoding"));
+    return c.body(body as Uint8Array<ArrayBuffer>, 200, {
+      "Content-Type": "text/javascript; charset=utf-8",
+      "Cache-Control": "public, max-age=31536000, immutable",
+      "X-Content-Type-Options": "nosniff",
+      Vary: "Accept-Encoding",
+      ...(encoding ? { "Content-Encoding": encoding } : {}),
+    });
+  });
   app.route("/", resources);
   const serveCached = createCachedAnswerLane({
     answers,
@@ -85,5 +167,5 @@ export function createV1App(services: Services, deps: { requestIds: RequestIds }
     log: services.log,
     metrics: services.metrics,
   });
-  return { app, serveCached };
+  return { app, serveCached, closeStreams: () => streams.closeAll() };
 }

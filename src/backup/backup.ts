@@ -1,12 +1,21 @@
 // Online backup (DESIGN.md: backups must include the master key). The target is a directory
-// that is itself a data dir: restore by pointing --data-dir at it.
-import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
+// that is itself a data dir: restore by pointing --data-dir at it. Owner-only modes (0700, files
+// 0600) and a check of what was written (issue 13): the snapshot read back by its engine and the
+// master key matched against the snapshot's check value.
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { configFileName } from "../config.ts";
 import { masterKeyFileName } from "../crypto/master-key.ts";
 import { databaseFileName } from "../db/open.ts";
 import { ApiError } from "../http/errors.ts";
 import type { Services } from "../services.ts";
+import {
+  type BackupCheck,
+  backupDirectoryMode,
+  backupFileMode,
+  checkBackup,
+  postgresDumpFileName,
+} from "./verify.ts";
 
 export interface BackupResult {
   directory: string;
@@ -15,12 +24,11 @@ export interface BackupResult {
   databaseBytes: number;
   masterKeyIncluded: boolean;
   configIncluded: boolean;
+  /** The check of what was written (integrity and master key); a backup with problems throws. */
+  check: Pick<BackupCheck, "integrity" | "masterKey">;
   /** What the operator must keep beside the backup, when something is not inside it. */
   warnings: string[];
 }
-
-/** pg_dump's output file in a backup of a PostgreSQL instance (restore with pg_restore). */
-export const postgresDumpFileName = "svc.pgdump";
 
 /**
  * PostgreSQL's own tool takes the snapshot (consistent while instances keep running). The
@@ -68,7 +76,9 @@ export async function backupInstance(
       throw new ApiError("conflict", `${directory} already exists and is not an empty directory`);
     }
   }
-  mkdirSync(directory, { recursive: true, mode: 0o700 });
+  mkdirSync(directory, { recursive: true, mode: backupDirectoryMode });
+  // mkdir's mode is narrowed by the umask and an existing empty directory keeps its own: set it.
+  chmodSync(directory, backupDirectoryMode);
   const { database } = services;
   let databaseFile: string;
   options.onProgress?.(`writing the database snapshot (${database.engine})`);
@@ -101,12 +111,23 @@ export async function backupInstance(
       `The config file ${config.configFile} lives outside the data dir and was not copied.`,
     );
   }
+  for (const name of readdirSync(directory)) chmodSync(join(directory, name), backupFileMode);
+
+  options.onProgress?.("checking the backup");
+  const check = await checkBackup(directory, { masterKey });
+  if (check.problems.length > 0) {
+    throw new ApiError(
+      "invalid_state",
+      `The backup in ${directory} failed its check: ${check.problems.join("; ")}. Do not rely on it.`,
+    );
+  }
   return {
     directory,
     databaseFile,
     databaseBytes: statSync(databaseFile).size,
     masterKeyIncluded,
     configIncluded,
+    check: { integrity: check.integrity, masterKey: check.masterKey },
     warnings,
   };
 }

@@ -7,6 +7,7 @@
 // and expires.
 import { eq } from "drizzle-orm";
 import { activateIfRealBankAndBilling } from "../accounts/activation.ts";
+import { accountDisabledNotice, getServiceAccount } from "../accounts/service-accounts.ts";
 import { randomBase64Url, sha256Hex } from "../crypto/tokens.ts";
 import type { ConnectionStatus } from "../db/schema.ts";
 import { first } from "../db/store.ts";
@@ -229,6 +230,12 @@ async function completeEnableBanking(
   input: Extract<LinkCompletion, { provider: "enable_banking" }>,
 ): Promise<LinkResult> {
   const connectionId = await takeState(deps, input.state);
+  // A link started before the account was disabled does not complete after (docs/decisions.md:
+  // a disabled account's connections are not created or changed); no bank session is made.
+  const owner = (await getConnection(deps.db, connectionId)).serviceAccountId;
+  if ((await getServiceAccount(deps.db, owner)).disabled) {
+    throw new ApiError("account_disabled", `The bank was not connected. ${accountDisabledNotice}`);
+  }
   if (input.error || !input.code) {
     // The bank sent the user back without a code: they declined (or the bank refused).
     const status = providerErrorEffects.user_declined.status as ConnectionStatus;

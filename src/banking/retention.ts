@@ -9,8 +9,8 @@ import type { Db } from "../db/store.ts";
 import { claimScheduledRun, halfInterval } from "../jobs/scheduled-runs.ts";
 import { pruneLimitCounters } from "../limits/counter.ts";
 import { pruneWindowLog } from "../limits/sliding-window.ts";
-import type { Worker } from "../runtime.ts";
 import type { Services } from "../services.ts";
+import type { Worker } from "../worker.ts";
 import { dayMs } from "./dates.ts";
 
 /** Every day at 03:30 (server time). */

@@ -4,8 +4,8 @@
 // syncs it meanwhile.
 import { Cron } from "croner";
 import { claimScheduledRun, halfInterval } from "../jobs/scheduled-runs.ts";
-import type { Worker } from "../runtime.ts";
 import type { Services } from "../services.ts";
+import type { Worker } from "../worker.ts";
 import type { ProviderRegistry } from "./provider.ts";
 import { type SyncDeps, syncAllConnections } from "./sync.ts";
 

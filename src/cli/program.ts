@@ -16,9 +16,11 @@ import { registerDb } from "./db.ts";
 import { registerDeliveries } from "./deliveries.ts";
 import { registerEndpoints } from "./endpoints.ts";
 import { registerEvents } from "./events.ts";
+import { registerHealth } from "./health.ts";
 import { registerImport } from "./import.ts";
 import type { CliIo } from "./io.ts";
 import { registerKeys } from "./keys.ts";
+import { registerListen } from "./listen.ts";
 import { registerMail } from "./mail.ts";
 import { registerMaintenance } from "./maintenance.ts";
 import { registerSandbox } from "./sandbox.ts";
@@ -54,10 +56,12 @@ export function buildProgram(io: CliIo): Command {
   registerSync(program, io);
   registerImport(program, io);
   registerEvents(program, io);
+  registerListen(program, io);
   registerKeys(program, io);
   registerEndpoints(program, io);
   registerDeliveries(program, io);
   registerMail(program, io);
+  registerHealth(program, io);
   // Every subcommand inherits the output routing and the no-exit behaviour.
   const configure = (command: Command) => {
     command.configureOutput({ writeOut: io.stdout, writeErr: io.stderr }).exitOverride();

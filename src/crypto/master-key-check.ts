@@ -11,7 +11,9 @@ import { type Db, first } from "../db/store.ts";
 import { type MasterKey, MasterKeyError } from "./master-key.ts";
 import { constantTimeEqual } from "./tokens.ts";
 
-const checkKey = "master_key_check";
+/** The instance_meta row that holds the check value (read by backup checks too). */
+export const masterKeyCheckMetaKey = "master_key_check";
+const checkKey = masterKeyCheckMetaKey;
 const checkLabel = "svc master key check v1";
 
 export function masterKeyCheckValue(masterKey: MasterKey): string {

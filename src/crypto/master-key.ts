@@ -18,7 +18,8 @@ export interface MasterKey {
   path?: string;
 }
 
-function decode(text: string, origin: string): Uint8Array {
+/** The key's bytes from the text of SVC_MASTER_KEY or a key file (`origin` names it in errors). */
+export function parseMasterKey(text: string, origin: string): Uint8Array {
   const trimmed = text.trim();
   const bytes = /^[0-9a-fA-F]{64}$/.test(trimmed)
     ? Buffer.from(trimmed, "hex")
@@ -43,7 +44,7 @@ export function loadMasterKey(
   options: { env?: Record<string, string | undefined>; create: boolean },
 ): MasterKey {
   const fromEnv = (options.env ?? process.env).SVC_MASTER_KEY;
-  if (fromEnv) return { bytes: decode(fromEnv, "SVC_MASTER_KEY"), source: "env" };
+  if (fromEnv) return { bytes: parseMasterKey(fromEnv, "SVC_MASTER_KEY"), source: "env" };
   const path = masterKeyPath(dataDir);
   if (!existsSync(path)) {
     if (!options.create) {
@@ -62,5 +63,5 @@ export function loadMasterKey(
   }
   const mode = statSync(path).mode & 0o777;
   if (mode & 0o077) chmodSync(path, 0o600);
-  return { bytes: decode(readFileSync(path, "utf8"), path), source: "file", path };
+  return { bytes: parseMasterKey(readFileSync(path, "utf8"), path), source: "file", path };
 }

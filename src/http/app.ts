@@ -1,6 +1,7 @@
 // Assembles the HTTP application: request ids, the access log and HTTP metrics, one error
 // model, /metrics, and each feature's routes.
 import { Hono } from "hono";
+import type { EventStreamOptions } from "../api/event-stream.ts";
 import { createV1App } from "../api/v1.ts";
 import { connectCallbackRoutes } from "../banking/callback-page.ts";
 import { metricsRoutes } from "../metrics/route.ts";
@@ -15,6 +16,8 @@ import { createRequestIds, requestIdMiddleware } from "./request-id.ts";
 export interface AppOptions {
   /** Whether start-up has finished (for /readyz); true when not given. */
   isReady?: () => boolean;
+  /** Event-stream timing and limits (tests shorten the heartbeat); defaults otherwise. */
+  eventStreams?: Partial<EventStreamOptions>;
 }
 
 export interface HttpApp {
@@ -24,11 +27,16 @@ export interface HttpApp {
   fetch(request: Request, server?: unknown): Response | Promise<Response>;
   /** Whether `response` was a remembered answer (served before the router), for diagnostics. */
   fromCache(response: Response): boolean;
+  /** Ends open event streams (/v1/events/stream), so a graceful stop does not wait on them. */
+  closeStreams(): void;
 }
 
 export function createHttpApp(services: Services, options: AppOptions = {}): HttpApp {
   const requestIds = createRequestIds();
-  const v1 = createV1App(services, { requestIds });
+  const v1 = createV1App(services, {
+    requestIds,
+    ...(options.eventStreams ? { eventStreams: options.eventStreams } : {}),
+  });
   const app = new Hono();
   app.use("*", requestIdMiddleware(requestIds));
   app.use("*", accessLogMiddleware(services.log, services.metrics));
@@ -53,6 +61,7 @@ export function createHttpApp(services: Services, options: AppOptions = {}): Htt
       });
     },
     fromCache: (response) => remembered.has(response),
+    closeStreams: () => v1.closeStreams(),
   };
 }
 

@@ -19,6 +19,7 @@ export const errorStatus = {
   session_required: 401,
   invalid_credentials: 401,
   forbidden: 403,
+  account_disabled: 403,
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
@@ -67,6 +68,11 @@ export function errorResponse(c: Context, error: ApiError): Response {
   return c.json(error.toBody(), error.status);
 }
 
+/** The 500 message: nothing internal, only the id to quote. */
+export function internalErrorMessage(requestId: string | undefined): string {
+  return `Something went wrong on our side. Quote request id ${requestId ?? "(none)"} when reporting it.`;
+}
+
 /** The app's onError: known errors render as themselves; anything else is a logged 500. */
 export function createErrorHandler(log: Logger): ErrorHandler {
   return (err, c) => {
@@ -82,13 +88,7 @@ export function createErrorHandler(log: Logger): ErrorHandler {
     }
     const requestId = c.res.headers.get(requestIdHeader) ?? c.get("requestId" as never);
     log.error("unhandled error", { requestId, method: c.req.method, path: c.req.path, error: err });
-    return errorResponse(
-      c,
-      new ApiError(
-        "internal_error",
-        `Something went wrong on our side. Quote request id ${requestId ?? "(none)"} when reporting it.`,
-      ),
-    );
+    return errorResponse(c, new ApiError("internal_error", internalErrorMessage(requestId)));
   };
 }
 

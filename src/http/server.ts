@@ -43,6 +43,11 @@ export function startHttpServer(services: Services, options: AppOptions = {}): R
   }
   return {
     url: server.url,
-    stop: (force = false) => server.stop(force),
+    stop: (force = false) => {
+      // Stop accepting first, then end the event streams: they never finish by themselves.
+      const stopped = server.stop(force);
+      app.closeStreams();
+      return stopped;
+    },
   };
 }

@@ -8,7 +8,7 @@ import type { Clock } from "../clock.ts";
 import type { Row } from "../db/schema.ts";
 import type { Db } from "../db/store.ts";
 import type { Logger } from "../log.ts";
-import type { Worker } from "../runtime.ts";
+import type { Worker } from "../worker.ts";
 
 /** Waits after the 1st, 2nd, ... failed attempt; after the last one the mail is given up. */
 export const mailRetryDelaysMs = [

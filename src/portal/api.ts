@@ -2,10 +2,11 @@
 // feature functions as the CLI; owner routes are scoped to the signed-in user's account.
 import { Hono } from "hono";
 import type { Services } from "../services.ts";
-import { requireOperator, requireSession } from "./auth.ts";
+import { refuseChangesWhenDisabled, requireOperator, requireSession } from "./auth.ts";
 import { sessionCookie } from "./cookies.ts";
 import { bankLinkRoutes } from "./routes/bank-link-routes.ts";
 import { connectionRoutes } from "./routes/connection-routes.ts";
+import { deliveryRoutes } from "./routes/delivery-routes.ts";
 import { endpointRoutes } from "./routes/endpoint-routes.ts";
 import { keyRoutes } from "./routes/key-routes.ts";
 import { operatorRoutes } from "./routes/operator-routes.ts";
@@ -29,12 +30,15 @@ export function createPortalApi(services: Services): Hono {
     ["/overview", overviewRoutes(services)],
     ["/keys", keyRoutes(services)],
     ["/endpoints", endpointRoutes(services)],
+    ["/deliveries", deliveryRoutes(services)],
     ["/connections", connectionRoutes(services)],
     ["/bank-links", bankLinkRoutes(services)],
   ] as const;
+  // Owner routes of a disabled account are read-only (refuseChangesWhenDisabled); the operator
+  // pages are not, so an operator can always re-enable accounts.
   for (const [prefix, routes] of ownerGroups) {
-    app.use(prefix, session);
-    app.use(`${prefix}/*`, session);
+    app.use(prefix, session, refuseChangesWhenDisabled);
+    app.use(`${prefix}/*`, session, refuseChangesWhenDisabled);
     app.route(prefix, routes);
   }
   app.use("/operator/*", session, requireOperator);

@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from "hono";
+import { accountDisabledNotice } from "../accounts/service-accounts.ts";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/store.ts";
 import { ApiError } from "../http/errors.ts";
@@ -39,6 +40,19 @@ export function requireSession(
 export const requireOperator: MiddlewareHandler = async (c, next) => {
   if (!c.get("portalUser")?.isOperator) {
     throw new ApiError("forbidden", "This page is for operators of this Svc instance.");
+  }
+  await next();
+};
+
+/**
+ * Issue 13: a disabled service account keeps a read-only portal. Its users may sign in and read
+ * (and see why), but nothing that creates or changes keys, endpoints or connections works. The
+ * flag is read with the session on every request, so open sessions see a change at once.
+ */
+export const refuseChangesWhenDisabled: MiddlewareHandler = async (c, next) => {
+  const method = c.req.method;
+  if (method !== "GET" && method !== "HEAD" && c.get("portalUser")?.accountDisabled) {
+    throw new ApiError("account_disabled", accountDisabledNotice);
   }
   await next();
 };

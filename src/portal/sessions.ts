@@ -18,6 +18,8 @@ export interface PortalPrincipal {
   isOperator: boolean;
   mustChangePassword: boolean;
   serviceAccountId: string;
+  /** The user's service account is disabled: read-only portal (docs/decisions.md). */
+  accountDisabled: boolean;
 }
 
 export async function createSession(
@@ -61,6 +63,7 @@ export async function resolveSession(
         isOperator: users.isOperator,
         mustChangePassword: users.mustChangePassword,
         serviceAccountId: users.serviceAccountId,
+        accountDisabled: serviceAccounts.disabled,
       })
       .from(sessions)
       .innerJoin(users, eq(users.id, sessions.userId))

@@ -15,8 +15,21 @@ export const signInAttemptsPerEmail = 10;
 export const signInAttemptsPerAddress = 100;
 
 // Verifying against a real hash when the e-mail is unknown keeps the answer time the same,
-// so sign-in does not reveal which e-mails have accounts.
+// so sign-in does not reveal which e-mails have accounts (issue 13: 163 ms against 132 ms before).
+// The decoy is made once per process by the same `hashPassword` (argon2id at Bun's default cost)
+// as every user's hash, so verifying it costs the same.
 let decoyHash: Promise<string> | undefined;
+
+/** The hash an unknown e-mail's password is verified against; made once, never matches. */
+export function decoyPasswordHash(): Promise<string> {
+  decoyHash ??= hashPassword(`decoy ${crypto.randomUUID()} that never matches`);
+  return decoyHash;
+}
+
+export interface SignInDeps {
+  /** Checks a password against a hash (tests count the calls). */
+  verify?: (password: string, hash: string) => Promise<boolean>;
+}
 
 function throttled(resetAt: Date, clock: Clock): ApiError {
   const seconds = Math.max(1, Math.ceil((resetAt.getTime() - clock.now().getTime()) / 1000));
@@ -31,7 +44,9 @@ export async function signIn(
   db: Db,
   clock: Clock,
   input: { email: string; password: string; clientAddress?: string },
+  deps: SignInDeps = {},
 ): Promise<{ userId: string }> {
+  const verify = deps.verify ?? verifyPassword;
   const email = emailSchema.safeParse(input.email);
   const emailKey = email.success ? email.data : input.email.trim().toLowerCase();
   const byEmail = await consumeLimit(db, clock, {
@@ -49,8 +64,9 @@ export async function signIn(
     if (!byAddress.allowed) throw throttled(byAddress.resetAt, clock);
   }
   const user = email.success ? await findUserByEmail(db, email.data) : undefined;
-  decoyHash ??= hashPassword("decoy password that never matches");
-  const ok = await verifyPassword(input.password, user?.passwordHash ?? (await decoyHash));
+  // One hash verification on every path past the throttle: known e-mail, unknown e-mail, an
+  // account without a password yet, or text that is not an e-mail at all.
+  const ok = await verify(input.password, user?.passwordHash ?? (await decoyPasswordHash()));
   if (!user?.passwordHash || !ok) {
     throw new ApiError("invalid_credentials", "The e-mail or password is not correct.");
   }

@@ -1,8 +1,10 @@
 // The SSRF guard (spec 4 "Requirements on a registered endpoint": public only; DESIGN.md
 // "Sender"). Every address a webhook URL resolves to must be public unicast, at registration
 // and again at each delivery. IPv6 forms that carry an IPv4 address (IPv4-mapped,
-// IPv4-translated, IPv4-compatible, NAT64, 6to4, Teredo) are judged by the IPv4 inside them, so
-// ::ffff:127.0.0.1 or 2002:7f00:1:: cannot smuggle loopback past the check.
+// IPv4-translated, IPv4-compatible, NAT64, 6to4) are judged by the IPv4 inside them, so
+// ::ffff:127.0.0.1 or 2002:7f00:1:: cannot smuggle loopback past the check. Teredo (2001::/32)
+// is refused as a class (issue 13): it is a NAT-traversal tunnel for hosts that have no IPv6 of
+// their own, no webhook receiver lives behind one, and its relay decides where packets go.
 import ipaddr from "ipaddr.js";
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
@@ -38,6 +40,7 @@ const rangeWords: Record<string, string> = {
   droneRemoteIdProtocolEntityTags: "a DRIP entity tag",
   segmentRouting: "a segment-routing address",
   localNat64: "a local-use NAT64 address",
+  teredo: "a Teredo tunnel address (2001::/32); no webhook receiver is reached through Teredo",
   ipv4Compatible: "an IPv4-compatible IPv6 address",
 };
 
@@ -82,13 +85,6 @@ function unwrap(address: Address): Unwrapped {
       return inner("NAT64", ipv4FromWords(p[6], p[7]));
     case "6to4":
       return inner("6to4", ipv4FromWords(p[1], p[2]));
-    case "teredo":
-      // Teredo: the relay server in bits 32..63, the client's IPv4 inverted in the last 32 bits.
-      return inner(
-        "Teredo",
-        ipv4FromWords(p[2], p[3]),
-        ipv4FromWords(~p[6] & 0xffff, ~p[7] & 0xffff),
-      );
   }
   // ::a.b.c.d (deprecated IPv4-compatible form) other than :: and ::1.
   if (range === "unicast" && p[0] === 0 && p[1] === 0 && p[2] === 0 && p[3] === 0 && p[4] === 0) {

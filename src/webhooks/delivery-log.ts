@@ -1,7 +1,7 @@
 // The delivery log (issue 5): deliveries with every attempt (number, time, status code or error
 // class, duration), and for a pending delivery the time of its next attempt.
-import { and, asc, desc, eq, inArray } from "drizzle-orm";
-import type { DeliveryKind, DeliveryStatus, EventType } from "../db/schema.ts";
+import { and, asc, desc, eq, gt, inArray, lt, or } from "drizzle-orm";
+import type { DeliveryKind, DeliveryStatus, EventType, Row } from "../db/schema.ts";
 import type { Db } from "../db/store.ts";
 
 export interface AttemptView {
@@ -41,7 +41,41 @@ export interface DeliveryFilter {
   eventId?: string;
   serviceAccountId?: string;
   status?: DeliveryStatus;
+  eventType?: EventType;
+  /** Keyset: only deliveries after this one in the log's order (newest first). */
+  before?: DeliveryCursor;
   limit?: number;
+}
+
+/** A place in the log: (created_at, id), the log's order (created_at newest first, then id). */
+export interface DeliveryCursor {
+  createdAt: Date;
+  id: string;
+}
+
+/** The cursor as the API passes it: "<created_at ms>_<delivery id>". */
+export function encodeDeliveryCursor(cursor: DeliveryCursor): string {
+  return `${cursor.createdAt.getTime()}_${cursor.id}`;
+}
+
+export const deliveryCursorPattern = /^(\d{1,15})_([0-9a-f-]{36})$/;
+
+export function decodeDeliveryCursor(text: string): DeliveryCursor | undefined {
+  const match = deliveryCursorPattern.exec(text);
+  if (!match) return undefined;
+  return { createdAt: new Date(Number(match[1])), id: match[2] as string };
+}
+
+export function attemptView(a: Row<"deliveryAttempts">): AttemptView {
+  return {
+    number: a.attemptNumber,
+    at: a.startedAt.toISOString(),
+    durationMs: a.durationMs,
+    outcome: a.outcome,
+    statusCode: a.statusCode,
+    errorClass: a.errorClass,
+    error: a.errorMessage,
+  };
 }
 
 export const maxDeliveryListLimit = 1000;
@@ -54,6 +88,16 @@ export async function listDeliveries(db: Db, filter: DeliveryFilter = {}): Promi
     filter.eventId ? eq(deliveries.eventId, filter.eventId) : undefined,
     filter.serviceAccountId ? eq(events.serviceAccountId, filter.serviceAccountId) : undefined,
     filter.status ? eq(deliveries.status, filter.status) : undefined,
+    filter.eventType ? eq(events.type, filter.eventType) : undefined,
+    filter.before
+      ? or(
+          lt(deliveries.createdAt, filter.before.createdAt),
+          and(
+            eq(deliveries.createdAt, filter.before.createdAt),
+            gt(deliveries.id, filter.before.id),
+          ),
+        )
+      : undefined,
   ].filter((c) => c !== undefined);
   const rows = await db
     .select({ delivery: deliveries, eventType: events.type })
@@ -76,15 +120,7 @@ export async function listDeliveries(db: Db, filter: DeliveryFilter = {}): Promi
       .orderBy(asc(deliveryAttempts.attemptNumber), asc(deliveryAttempts.id));
     for (const a of attemptRows) {
       const list = attempts.get(a.deliveryId) ?? [];
-      list.push({
-        number: a.attemptNumber,
-        at: a.startedAt.toISOString(),
-        durationMs: a.durationMs,
-        outcome: a.outcome,
-        statusCode: a.statusCode,
-        errorClass: a.errorClass,
-        error: a.errorMessage,
-      });
+      list.push(attemptView(a));
       attempts.set(a.deliveryId, list);
     }
   }
@@ -111,4 +147,28 @@ export async function listDeliveries(db: Db, filter: DeliveryFilter = {}): Promi
 export async function getDelivery(db: Db, deliveryId: string): Promise<DeliveryView | undefined> {
   const [delivery] = await listDeliveries(db, { deliveryId, limit: 1 });
   return delivery;
+}
+
+export interface DeliveryPage {
+  data: DeliveryView[];
+  /** Pass as `before` for the next (older) page; null on the last page. */
+  nextCursor: string | null;
+}
+
+/** One page of the log, newest first, with the cursor of the next page (keyset). */
+export async function listDeliveryPage(
+  db: Db,
+  filter: DeliveryFilter & { limit: number },
+): Promise<DeliveryPage> {
+  // One more than asked tells whether an older page exists without a count.
+  const rows = await listDeliveries(db, { ...filter, limit: filter.limit + 1 });
+  const data = rows.slice(0, filter.limit);
+  const last = data.at(-1);
+  return {
+    data,
+    nextCursor:
+      rows.length > filter.limit && last
+        ? encodeDeliveryCursor({ createdAt: new Date(last.createdAt), id: last.id })
+        : null,
+  };
 }

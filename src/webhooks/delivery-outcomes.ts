@@ -195,6 +195,7 @@ async function recordBatch(
       statusCode: result.statusCode,
       errorClass: result.errorClass,
       errorMessage: result.errorMessage,
+      signature: result.signature ?? null,
     })),
   );
   for (const { delivery, result } of live) {

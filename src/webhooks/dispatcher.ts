@@ -17,7 +17,7 @@ import type { MasterKey } from "../crypto/master-key.ts";
 import type { Db } from "../db/store.ts";
 import type { Logger } from "../log.ts";
 import type { Metrics } from "../metrics/metrics.ts";
-import type { Worker } from "../runtime.ts";
+import type { Worker } from "../worker.ts";
 import { type ClaimedDelivery, claimDueDeliveries } from "./delivery-claims.ts";
 import type { AttemptOutcome } from "./delivery-outcomes.ts";
 import { createTurns } from "./delivery-turns.ts";

@@ -67,7 +67,7 @@ export async function resolveCheckedAddresses(
   for (const address of addresses) {
     const verdict = checkAddress(address, { allowPrivate: options.allowPrivate });
     if (!verdict.allowed) {
-      const via = literal ? "" : `${host} resolves to `;
+      const via = literal ? "" : `${host} resolves to a non-public address: `;
       throw new BlockedAddressError(
         `${via}${verdict.reason}; webhook URLs must be publicly reachable.`,
       );

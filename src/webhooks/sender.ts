@@ -56,6 +56,8 @@ export interface SendResult {
   statusCode: number | null;
   errorClass: DeliveryErrorClass | null;
   errorMessage: string | null;
+  /** The Svc-Webhook-Signature header sent; absent when no request left (DNS, blocked address). */
+  signature?: string;
 }
 
 export interface Sender {
@@ -219,12 +221,13 @@ export function createSender(options: SenderOptions): Sender {
       secret: input.secret,
       attemptAt: startedAt,
     });
+    const signature = headers["Svc-Webhook-Signature"];
     return new Promise<SendResult>((settle) => {
       let settled = false;
       const done = (result: SendResult) => {
         if (settled) return;
         settled = true;
-        settle(result);
+        settle(signature === undefined ? result : { ...result, signature });
       };
       const request = https.request(
         {

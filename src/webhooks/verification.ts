@@ -21,8 +21,14 @@ import { buildEvent } from "./events.ts";
 import { consumeSend } from "./limits.ts";
 import { type OneOffSendView, sendOnce } from "./one-off-send.ts";
 
-export const verificationCodeAlphabet = "ABCDEFGHJKMNPQRSTUVWXYZ23456789";
-export const verificationCodeLength = 8;
+import {
+  normaliseVerificationCode,
+  verificationCodeAlphabet,
+  verificationCodeLength,
+  verificationCodeProblem,
+} from "./verification-code.ts";
+
+export { verificationCodeAlphabet, verificationCodeLength };
 export const verificationCodeLifetimeMs = 60 * 60_000;
 export const verificationAttempts = 5;
 
@@ -80,14 +86,19 @@ type VerifyOutcome =
 
 /**
  * Spec 3: the correct code, within 1 hour and 5 attempts, makes the endpoint verified; account
- * events flow to it from then on (when it is also active). Every try counts, right or wrong.
+ * events flow to it from then on (when it is also active). Every try of a well-formed code
+ * counts, right or wrong. What was typed is normalised first (spaces, dashes, lower case), and
+ * a code of the wrong length is refused without spending an attempt (issue 19): the portal,
+ * the CLI and any API caller are treated alike.
  */
 export async function verifyEndpoint(
   ctx: { db: Db; clock: Clock; masterKey: MasterKey },
   ref: EndpointRef,
   code: string,
 ): Promise<EndpointView> {
-  const entered = code.trim().toUpperCase();
+  const entered = normaliseVerificationCode(code);
+  const problem = verificationCodeProblem(entered);
+  if (problem) throw new ApiError("invalid_request", `code: ${problem} (no attempt was used).`);
   // The attempt is committed before a wrong code is reported, so the outcome is decided inside
   // the transaction and thrown outside it.
   const outcome = await ctx.db.write(async (tx): Promise<VerifyOutcome> => {

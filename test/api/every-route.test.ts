@@ -2,6 +2,7 @@
 // missing, malformed, unknown or revoked key, and never reads another account's data.
 import { afterAll, describe, expect, test } from "bun:test";
 import { revokeApiKey } from "../../src/keys/api-keys.ts";
+import { recordAccountEvent } from "../../src/webhooks/events.ts";
 import { errorOf, startApiHarness, type Tenant } from "../support/api.ts";
 import { insertTransactions } from "../support/bank-fixtures.ts";
 import { documentChecker } from "../support/openapi.ts";
@@ -12,10 +13,22 @@ const alice = await api.addTenant("alice@example.com");
 const bob = await api.addTenant("bob@example.com");
 const revoked = await api.addTenant("revoked@example.com");
 await revokeApiKey(api.services.db, api.clock, revoked.keyId);
+const eventIds = new Map<Tenant, string>();
 for (const tenant of [alice, bob]) {
   await insertTransactions(api.services.db, api.clock, tenant.bank.accountIds[0] as string, [
     { bookingDate: "2026-01-10" },
   ]);
+  const event = await api.services.db.write((tx) =>
+    recordAccountEvent(tx, api.clock, {
+      serviceAccountId: tenant.accountId,
+      type: "account.balance.updated",
+      data: {
+        account_id: tenant.bank.accountIds[0] as string,
+        fetched_at: api.clock.now().toISOString(),
+      },
+    }),
+  );
+  eventIds.set(tenant, event.eventId);
 }
 const document = (await (await api.get("/v1/openapi.json", null)).json()) as Record<
   string,
@@ -27,7 +40,8 @@ const routes = checker.operations();
 function concrete(pathTemplate: string, tenant: Tenant): string {
   return `/v1${pathTemplate}`
     .replace("{account_id}", tenant.bank.accountIds[0] as string)
-    .replace("{connection_id}", tenant.bank.connectionId);
+    .replace("{connection_id}", tenant.bank.connectionId)
+    .replace("{event_id}", eventIds.get(tenant) as string);
 }
 
 test("the document lists every /v1 resource route (none can escape this suite)", () => {
@@ -38,6 +52,9 @@ test("the document lists every /v1 resource route (none can escape this suite)",
     "get /accounts/{account_id}/transactions",
     "get /connections",
     "get /connections/{connection_id}",
+    "get /events",
+    "get /events/stream",
+    "get /events/{event_id}",
   ]);
 });
 
@@ -61,9 +78,20 @@ for (const route of routes) {
       });
     }
 
+    // The event stream never ends by itself; test/api/events.test.ts covers what it sends.
+    const streaming = route.path === "/events/stream";
     test("serves its own account's data with a valid key (200, as documented)", async () => {
-      const response = await api.get(concrete(route.path, alice), alice.key);
+      const controller = new AbortController();
+      const response = await fetch(`${api.server.baseUrl}${concrete(route.path, alice)}`, {
+        headers: { Authorization: `Bearer ${alice.key}` },
+        signal: controller.signal,
+      });
       expect(response.status).toBe(200);
+      if (streaming) {
+        expect(response.headers.get("content-type")).toStartWith("text/event-stream");
+        controller.abort();
+        return;
+      }
       checker.check(route.method, route.path, 200, await response.json());
     });
 
@@ -88,7 +116,7 @@ for (const route of routes) {
         );
         checker.check(route.method, route.path, 404, { error: foreignError });
       });
-    } else {
+    } else if (!streaming) {
       test("lists only its own account's data", async () => {
         const body = (await (await api.get(concrete(route.path, alice), alice.key)).json()) as {
           data: Record<string, unknown>[];
@@ -97,6 +125,7 @@ for (const route of routes) {
         expect(body.data.length).toBeGreaterThan(0);
         expect(text).not.toContain(bob.bank.connectionId);
         for (const id of bob.bank.accountIds) expect(text).not.toContain(id);
+        expect(text).not.toContain(eventIds.get(bob) as string);
       });
     }
   });

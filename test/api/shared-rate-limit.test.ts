@@ -63,4 +63,29 @@ describe("the read-API rate limit shared through the database", () => {
     await d.sync();
     expect(d.consume("key-3").allowed).toBe(false);
   });
+
+  test("uses on their way to the database still count while the sync runs (no second chance in that gap)", async () => {
+    clock.set("2026-11-25T12:00:05.000Z");
+    let letWriteRun = () => {};
+    const writeMayRun = new Promise<void>((resolve) => {
+      letWriteRun = resolve;
+    });
+    const slowDb = {
+      ...services.db,
+      write: async (work: Parameters<typeof services.db.write>[0]) => {
+        await writeMayRun;
+        return services.db.write(work);
+      },
+    } as typeof services.db;
+    const e = limiter(slowDb);
+    const remaining = [e.consume("key-4").remaining, e.consume("key-4").remaining];
+    const syncing = e.sync();
+    // The two uses are in flight now: the next ones still see them.
+    remaining.push(e.consume("key-4").remaining);
+    letWriteRun();
+    await syncing;
+    remaining.push(e.consume("key-4").remaining, e.consume("key-4").remaining);
+    expect(remaining).toEqual([4, 3, 2, 1, 0]);
+    expect(e.consume("key-4").allowed).toBe(false);
+  });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { updateServiceAccount } from "../../src/accounts/service-accounts.ts";
 import type { Services } from "../../src/services.ts";
 import { type EnableBankingStub, startEnableBankingStub } from "../support/enable-banking-stub.ts";
 import { createFakeClock } from "../support/fake-clock.ts";
@@ -106,6 +107,29 @@ describe("connect a bank from the portal and the bank's callback", () => {
       `/bank-links/${started.body.connection_id}`,
     );
     expect(removed.body.provider_session_deleted).toBe(true);
+  });
+
+  test("a link started before the account was disabled does not complete at the callback (issue 13)", async () => {
+    const owner = await signedInOwner(services, server.baseUrl);
+    const started = await owner.client.json<{ connection_id: string; redirect_url: string }>(
+      "POST",
+      "/bank-links/enable-banking",
+      { country: "FI", bank: "Stub Bank" },
+    );
+    expect(started.status).toBe(201);
+    const state = eb.lastState;
+    const code = eb.approve(new URL(started.body.redirect_url).searchParams.get("id") ?? "");
+    await updateServiceAccount(services.db, clock, owner.accountId, { disabled: true });
+    const page = await callback(`state=${encodeURIComponent(state)}&code=${code}`);
+    expect(page.status).toBe(400);
+    expect(page.text).toContain("The bank was not connected. This account is disabled");
+    const list = await owner.client.json<{ data: { id: string; status: string }[] }>(
+      "GET",
+      "/connections",
+    );
+    expect(list.body.data.find((c) => c.id === started.body.connection_id)?.status).not.toBe(
+      "linked",
+    );
   });
 
   test("declining at the bank gives a page that says nothing was connected", async () => {

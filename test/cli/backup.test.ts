@@ -1,5 +1,13 @@
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { installedDir, runSvc } from "../support/cli.ts";
 import { createTestDatabase, testEngine } from "../support/engine.ts";
@@ -155,5 +163,126 @@ describe.if(testEngine === "postgres")("svc backup on PostgreSQL", () => {
     });
     expect(listed.code).toBe(0);
     expect(listed.json<{ id: string }[]>().map((a) => a.id)).toContain(accountId);
+  });
+});
+
+interface Checked {
+  integrity: string;
+  master_key: string;
+  problems: string[];
+}
+
+// Issue 13 "Operations": owner-only modes, a check of what was written, and --verify.
+describe("svc backup: modes and checks", () => {
+  interface Written {
+    directory: string;
+    database_file: string;
+    check: { integrity: string; master_key: string };
+  }
+
+  async function backedUp(env: Record<string, string> = {}) {
+    const cwd = await installedDir(makeTempDir(), { env });
+    const run = await runSvc(["backup", "snap", "--json"], { cwd, env });
+    expect(run.code).toBe(0);
+    return { cwd, written: run.json<Written>() };
+  }
+
+  test("the backup directory is 0700 and every file in it 0600, whatever the umask", async () => {
+    const { written } = await backedUp();
+    expect(statSync(written.directory).mode & 0o777).toBe(0o700);
+    const files = readdirSync(written.directory);
+    expect(files).toContain("master.key");
+    expect(files).toContain(written.database_file.split("/").at(-1) as string);
+    for (const name of files) {
+      expect({ name, mode: statSync(join(written.directory, name)).mode & 0o777 }).toEqual({
+        name,
+        mode: 0o600,
+      });
+    }
+  });
+
+  test("an empty directory given as the target is narrowed to 0700 too", async () => {
+    const cwd = await installedDir(makeTempDir());
+    mkdirSync(join(cwd, "open"), { mode: 0o755 });
+    chmodSync(join(cwd, "open"), 0o755);
+    expect((await runSvc(["backup", "open"], { cwd })).code).toBe(0);
+    expect(statSync(join(cwd, "open")).mode & 0o777).toBe(0o700);
+  });
+
+  test("the backup checks what it wrote: the snapshot read back sound and the master key matching it", async () => {
+    const { written } = await backedUp();
+    expect(written.check).toEqual({ integrity: "ok", master_key: "matches" });
+  });
+
+  test("--verify passes a sound backup (exit 0) without needing a data dir", async () => {
+    const { written } = await backedUp();
+    const elsewhere = makeTempDir();
+    const run = await runSvc(["backup", "--verify", written.directory, "--json"], {
+      cwd: elsewhere,
+    });
+    expect(run.code).toBe(0);
+    expect(run.json<Checked>()).toMatchObject({
+      integrity: "ok",
+      master_key: "matches",
+      problems: [],
+    });
+    expect(existsSync(join(elsewhere, "data"))).toBe(false);
+  });
+
+  test("--verify refuses a backup whose master key is not the one its secrets were made with (exit 1)", async () => {
+    const { cwd, written } = await backedUp();
+    writeFileSync(join(written.directory, "master.key"), `${"cd".repeat(32)}\n`, { mode: 0o600 });
+    const run = await runSvc(["backup", "--verify", "snap", "--json"], { cwd });
+    expect(run.code).toBe(1);
+    expect(run.json<Checked>().master_key).toBe("does not match");
+    expect(run.stderr).toContain("1 problem");
+  });
+
+  test("--verify refuses files or a directory others can read", async () => {
+    const { cwd, written } = await backedUp();
+    chmodSync(join(written.directory, "master.key"), 0o644);
+    chmodSync(written.directory, 0o755);
+    const run = await runSvc(["backup", "--verify", "snap", "--json"], { cwd });
+    expect(run.code).toBe(1);
+    const problems = run.json<Checked>().problems.join("\n");
+    expect(problems).toContain("has mode 755");
+    expect(problems).toContain("master.key has mode 644");
+  });
+
+  test("--verify without the master key (it came from SVC_MASTER_KEY) says so; with it set, it passes", async () => {
+    const env = { SVC_MASTER_KEY: "ab".repeat(32) };
+    const { cwd } = await backedUp(env);
+    const without = await runSvc(["backup", "--verify", "snap", "--json"], {
+      cwd,
+      env: { SVC_MASTER_KEY: undefined },
+    });
+    expect(without.code).toBe(1);
+    expect(without.json<Checked>().problems.join()).toContain("no master key");
+    const withKey = await runSvc(["backup", "--verify", "snap", "--json"], { cwd, env });
+    expect(withKey.code).toBe(0);
+  });
+
+  test("a mistaken call is a usage error (exit 2)", async () => {
+    const cwd = makeTempDir();
+    expect((await runSvc(["backup"], { cwd })).code).toBe(2);
+    expect((await runSvc(["backup", "a", "--verify", "b"], { cwd })).code).toBe(2);
+  });
+});
+
+describe.if(testEngine === "sqlite")("svc backup --verify on SQLite", () => {
+  test("a damaged snapshot is reported by SQLite's integrity check (exit 1)", async () => {
+    const cwd = await installedDir(makeTempDir());
+    await runSvc(["accounts", "create", "--email", "damage@example.com"], { cwd });
+    expect((await runSvc(["backup", "snap"], { cwd })).code).toBe(0);
+    const file = join(cwd, "snap", "svc.db");
+    const bytes = readFileSync(file);
+    // Overwrite every page after the first (the header stays, so SQLite opens it and checks).
+    bytes.fill(0x5a, 4096);
+    writeFileSync(file, bytes);
+    const run = await runSvc(["backup", "--verify", "snap", "--json"], { cwd });
+    expect(run.code).toBe(1);
+    const checked = run.json<Checked>();
+    expect(checked.integrity).not.toBe("ok");
+    expect(checked.problems.join()).toContain("the database snapshot is damaged");
   });
 });

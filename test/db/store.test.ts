@@ -160,11 +160,20 @@ describe.if(testEngine === "postgres")("PostgreSQL: serializable, retried", () =
       const key = `counter-${newId()}`;
       await database.db.write((tx) => putMeta(tx, key, "0"));
       let attempts = 0;
+      // Both first attempts read before either writes (a barrier, not a sleep: on a loaded
+      // machine one transaction could otherwise finish before the other began).
+      let reads = 0;
+      let release = () => {};
+      const bothRead = new Promise<void>((resolve) => {
+        release = resolve;
+      });
       const increment = (db: Db) =>
         db.write(async (tx) => {
           attempts++;
           const current = Number(await meta(tx, key));
-          await Bun.sleep(20);
+          reads++;
+          if (reads === 2) release();
+          if (reads <= 2) await bothRead;
           await tx
             .update(tx.t.instanceMeta)
             .set({ value: String(current + 1) })

@@ -148,7 +148,11 @@ describe("svc import beside a delivering server", () => {
         .filter((d) => d.kind === "event")
         .flatMap((d) => d.attempts.map((a) => a.durationMs));
       expect(durations).toHaveLength(backlogEvents);
-      expect(Math.max(...durations)).toBeLessThan(receiverDelayMs + 50);
+      // Durations are the receiver's answer time, not time spent queued behind the backlog (600
+      // deliveries would add seconds): the median sits just above the receiver's delay, and no
+      // attempt carries more than a loaded machine's scheduling stall.
+      expect(percentile(durations, 50)).toBeLessThan(receiverDelayMs + 30);
+      expect(Math.max(...durations)).toBeLessThan(receiverDelayMs + 250);
       await writer.database.close();
     } finally {
       await receiver.stop();

@@ -176,7 +176,10 @@ describe("portal in a real browser against the compiled binary", () => {
     await access.getByText("API calls with a valid key are served.").waitFor();
     await access.getByText("the subscription is active").waitFor();
     // The default base URL names localhost on the port the binary listens on.
-    await page.getByText(`http://localhost:${new URL(server.baseUrl).port}/v1`).waitFor();
+    await page
+      .getByText(`http://localhost:${new URL(server.baseUrl).port}/v1`, { exact: true })
+      .first()
+      .waitFor();
     await page.getByText("127.0.0.1", { exact: true }).waitFor();
     // The skip link moves focus to the content without leaving the page (the hash is the route).
     await page.getByRole("button", { name: "Skip to content" }).focus();
@@ -328,7 +331,8 @@ describe("portal in a real browser against the compiled binary", () => {
     await card
       .getByTestId("balance")
       .first()
-      .getByText(/^-?\d+\.\d{2} [A-Z]{3}$/)
+      // Money in the account's currency through Intl.NumberFormat (e.g. "€1,234.56", "-£12.00").
+      .getByText(/\d\.\d{2}/)
       .waitFor();
     expect(await card.getByText("After first sync").count()).toBe(0);
     await screenshot(page, "10-connections");
@@ -374,7 +378,8 @@ describe("portal in a real browser against the compiled binary", () => {
     await screenshot(page, "12-endpoint-disabled");
 
     accountEventStatus = 200;
-    await page.getByRole("button", { name: "Enable" }).click();
+    // The page's own Enable (the banner on every page has one too, named for the endpoint).
+    await page.getByRole("button", { name: "Enable", exact: true }).click();
     await page.getByTestId("endpoint-state").getByText("active").waitFor();
     await page.getByTestId("failure-count").getByText("No failed deliveries in a row").waitFor();
     expect(await page.getByTestId("disabled-reason").count()).toBe(0);

@@ -28,7 +28,8 @@ test("svc keys create/revoke against a running svc serve: the key reads /v1, the
     expect(Object.keys(document.paths)).toContain("/accounts/{account_id}/transactions");
     expect(document.components.schemas.Transaction.properties.amount.pattern).toBeDefined();
     const docs = await (await fetch(`${server.baseUrl}/v1/docs`)).text();
-    expect(docs).toContain("List an account's transactions");
+    // Rendered in the browser by the bundled Scalar (test/e2e/docs-binary.test.ts).
+    expect(docs).toContain('<script id="api-reference"');
 
     await svc(binary, ["keys", "revoke", created.id], cwd);
     const refused = await fetch(`${server.baseUrl}/v1/accounts`, { headers });

@@ -2,6 +2,7 @@
 import type { AccountFlags } from "../../src/accounts/service-accounts.ts";
 import { createServiceAccount, updateServiceAccount } from "../../src/accounts/service-accounts.ts";
 import type { Config } from "../../src/config.ts";
+import type { AppOptions } from "../../src/http/app.ts";
 import { createApiKey } from "../../src/keys/api-keys.ts";
 import type { Services } from "../../src/services.ts";
 import { type BankFixture, seedConnection } from "./bank-fixtures.ts";
@@ -29,14 +30,14 @@ export interface ApiHarness {
 const password = "correct horse battery staple";
 
 export async function startApiHarness(
-  options: { config?: Partial<Config> } = {},
+  options: { config?: Partial<Config>; app?: AppOptions } = {},
 ): Promise<ApiHarness> {
   const clock = createFakeClock();
   const services = await createTestServices({
     clock,
     config: { apiRateLimitPerMinute: 0, ...options.config },
   });
-  const server = startTestServer(services);
+  const server = startTestServer(services, options.app);
   return {
     services,
     clock,

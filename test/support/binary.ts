@@ -44,6 +44,47 @@ export async function runBinary(
   return { stdout, stderr, code };
 }
 
+export interface CapturedProcess {
+  process: Bun.Subprocess<"ignore", "pipe", "pipe">;
+  /** Everything the process wrote so far. */
+  stdout(): string;
+  stderr(): string;
+  /** Both streams read to their end (after the process exited). */
+  drained: Promise<void>;
+}
+
+/**
+ * Spawns `argv` with a minimal environment (PATH, HOME = cwd, then `env`) and collects its output
+ * as it comes, so a test can wait for a line while the process runs.
+ */
+export function spawnCaptured(
+  argv: string[],
+  options: { cwd: string; env?: Record<string, string> },
+): CapturedProcess {
+  const child = Bun.spawn(argv, {
+    cwd: options.cwd,
+    env: { PATH: process.env.PATH ?? "", HOME: options.cwd, ...options.env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  let out = "";
+  let err = "";
+  const pump = async (stream: ReadableStream<Uint8Array>, sink: (s: string) => void) => {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) sink(decoder.decode(chunk, { stream: true }));
+  };
+  const drained = Promise.all([
+    pump(child.stdout, (s) => {
+      out += s;
+    }),
+    pump(child.stderr, (s) => {
+      err += s;
+    }),
+  ]).then(() => undefined);
+  return { process: child, stdout: () => out, stderr: () => err, drained };
+}
+
 export interface StartedBinary {
   process: Bun.Subprocess<"ignore", "pipe", "pipe">;
   baseUrl: string;
@@ -55,51 +96,38 @@ export interface StartedBinary {
 /** Starts `svc serve` on a free loopback port and waits until /readyz answers (start-up done). */
 export async function startBinary(
   binary: string,
-  options: { cwd: string; args?: string[]; env?: Record<string, string> },
+  options: { cwd: string; args?: string[]; env?: Record<string, string>; port?: number },
 ): Promise<StartedBinary> {
-  const port = await freePort();
-  const child = Bun.spawn([binary, "serve", "--port", String(port), ...(options.args ?? [])], {
-    cwd: options.cwd,
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: options.cwd,
-      ...(await engineEnvFor(options.cwd)),
-      ...options.env,
+  const port = options.port ?? (await freePort());
+  const captured = spawnCaptured(
+    [binary, "serve", "--port", String(port), ...(options.args ?? [])],
+    {
+      cwd: options.cwd,
+      env: { ...(await engineEnvFor(options.cwd)), ...options.env },
     },
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  let out = "";
-  let err = "";
-  const pump = async (stream: ReadableStream<Uint8Array>, sink: (s: string) => void) => {
-    const decoder = new TextDecoder();
-    for await (const chunk of stream) sink(decoder.decode(chunk, { stream: true }));
-  };
-  const pumping = Promise.all([
-    pump(child.stdout, (s) => (out += s)),
-    pump(child.stderr, (s) => (err += s)),
-  ]);
+  );
+  const child = captured.process;
   const baseUrl = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 15_000;
   for (;;) {
     if (child.exitCode !== null)
-      throw new Error(`svc serve exited with ${child.exitCode}:\n${err}`);
+      throw new Error(`svc serve exited with ${child.exitCode}:\n${captured.stderr()}`);
     try {
       if ((await fetch(`${baseUrl}/readyz`)).ok) break;
     } catch {}
-    if (Date.now() > deadline) throw new Error(`svc serve did not become healthy:\n${err}`);
+    if (Date.now() > deadline)
+      throw new Error(`svc serve did not become healthy:\n${captured.stderr()}`);
     await Bun.sleep(50);
   }
   return {
     process: child,
     baseUrl,
-    stdout: () => out,
-    stderr: () => err,
+    stdout: captured.stdout,
+    stderr: captured.stderr,
     async stop(signal = "SIGTERM") {
       child.kill(signal);
       const code = await child.exited;
-      await pumping;
+      await captured.drained;
       return code;
     },
   };

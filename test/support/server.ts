@@ -1,6 +1,6 @@
 import portalPage from "../../admin-ui/index.html";
 import { loadConfig } from "../../src/config.ts";
-import { createHttpApp } from "../../src/http/app.ts";
+import { type AppOptions, createHttpApp } from "../../src/http/app.ts";
 import type { Services } from "../../src/services.ts";
 
 export interface TestServer {
@@ -16,7 +16,7 @@ const defaultBaseUrl = loadConfig({ env: {}, cwd: "/", flags: { dataDir: "/tmp" 
  * loopback port. Unless the test chose a base URL, the app's `baseUrl` is the address it listens
  * on, so the portal's same-origin check (Host and Origin against `baseUrl`) accepts requests to it.
  */
-export function startTestServer(services: Services): TestServer {
+export function startTestServer(services: Services, options: AppOptions = {}): TestServer {
   let app: ReturnType<typeof createHttpApp> | undefined;
   const server = Bun.serve({
     hostname: "127.0.0.1",
@@ -36,6 +36,13 @@ export function startTestServer(services: Services): TestServer {
     port: server.port as number,
     baseUrl: chosen ? services.config.baseUrl : baseUrl,
   };
-  app = createHttpApp({ ...services, config });
-  return { baseUrl, stop: () => server.stop(true) };
+  app = createHttpApp({ ...services, config }, options);
+  return {
+    baseUrl,
+    stop: () => {
+      const stopped = server.stop(true);
+      app?.closeStreams();
+      return stopped;
+    },
+  };
 }

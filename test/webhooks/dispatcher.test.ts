@@ -166,6 +166,29 @@ describe("retries (spec 6: 1 min, 5 min, 30 min, 2 h, 12 h, 24 h after the previ
     expect((await getEndpoint(s.services.db, { endpointId: endpoint.id })).failureCount).toBe(7);
   });
 
+  test("the envelope's created_at is when the event was created, identical on every retry (spec 2; issue 13 mutation)", async () => {
+    const failing = await receiver(() => new Response(null, { status: 503 }));
+    const s = await setup();
+    await registerVerified(s, failing, "/created-at");
+    const before = failing.requests.length;
+    const d = dispatcher(s);
+    const createdAt = s.clock.now().toISOString();
+    await raise(s);
+    // The first attempt a little after the event was created, then two retries hours apart.
+    s.clock.advance(1_500);
+    expect(await d.runDue()).toBe(1);
+    for (const delay of retryDelaysMs.slice(0, 3)) {
+      s.clock.advance(delay);
+      expect(await d.runDue()).toBe(1);
+    }
+    const sent = failing.requests.slice(before);
+    expect(sent).toHaveLength(4);
+    // A fresh timestamp header each time, but the same signed body with the creation time.
+    expect(new Set(sent.map((r) => r.headers["svc-webhook-timestamp"])).size).toBe(4);
+    expect(new Set(sent.map((r) => r.body)).size).toBe(1);
+    for (const r of sent) expect(JSON.parse(r.body).created_at).toBe(createdAt);
+  });
+
   test("a success ends the delivery: no more attempts", async () => {
     const s = await setup();
     await registerVerified(s, ok, "/once");

@@ -76,9 +76,9 @@ const literalForms: [string, RegExp][] = [
   ["https://[2002:7f00:1::]/", /6to4 form of 127\.0\.0\.1/],
   ["https://[2002:a9fe:a9fe::1]/", /6to4 form of 169\.254\.169\.254/],
   ["https://[2002:c0a8:101::1]/", /6to4 form of 192\.168\.1\.1/],
-  // Teredo: client 127.0.0.1 is stored inverted (80ff:fffe); the relay 65.54.227.120 is public.
-  ["https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/", /Teredo form of 127\.0\.0\.1/],
-  ["https://[2001:0:a00:1::1]/", /Teredo form of 10\.0\.0\.1/],
+  // Teredo (2001::/32) is refused as a class, whatever the relay and client inside it.
+  ["https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/", /Teredo tunnel address/],
+  ["https://[2001:0:a00:1::1]/", /Teredo tunnel address/],
   ["https://[fe80::1]/", /link-local/],
   ["https://[fc00::1]/", /unique local/],
   ["https://[fd12:3456::1]/", /unique local/],
@@ -156,6 +156,22 @@ describe("SSRF guard: public addresses pass, including public IPv4 carried in IP
       strict,
     );
     expect(url.href).toBe("https://hooks.example.com/in?x=1");
+  });
+
+  test("Teredo (2001::/32) is refused as a class even when the relay and client it carries are public", () => {
+    // The audit's case: relay 93.184.216.34 (5db8:d822), client 8.8.8.8 stored inverted (f7f7:f7f7).
+    for (const address of [
+      "2001:0:5db8:d822::f7f7:f7f7",
+      "2001:0:808:808:8000:1:f7f7:f7f7",
+      "2001::1",
+    ]) {
+      const verdict = checkAddress(address);
+      expect(verdict.allowed).toBe(false);
+      expect(verdict.allowed === false && verdict.reason).toContain("Teredo tunnel address");
+    }
+    expect(checkAddress("2001:0:5db8:d822::f7f7:f7f7", { allowPrivate: true }).allowed).toBe(false);
+    // Its neighbours outside 2001::/32 are ordinary public unicast.
+    expect(checkAddress("2001:4860:4860::8888").allowed).toBe(true);
   });
 
   test("unsafeAllowPrivateTargets lets loopback and private targets through, but never multicast", () => {

@@ -111,6 +111,27 @@ describe("verify (spec 3: correct code, under 1 hour, fewer than 5 attempts)", (
     expect((await s.services.db.select().from(verificationCodes))[0]?.attemptsUsed).toBe(1);
   });
 
+  test("a code pasted in groups, with spaces, dashes or in lower case, is normalised and verifies", async () => {
+    const { s, ref } = await unverified();
+    await sendVerificationCode(s.ctx, ref);
+    const code = lastVerificationCode(receiver).toLowerCase();
+    const grouped = `\t${code.slice(0, 4)} - ${code.slice(4)}\n`;
+    expect((await verifyEndpoint(s.ctx, ref, grouped)).verified).toBe(true);
+  });
+
+  test("a code of the wrong length is refused without spending an attempt", async () => {
+    const { s, ref } = await unverified();
+    await sendVerificationCode(s.ctx, ref);
+    const code = lastVerificationCode(receiver);
+    for (const entered of [code.slice(0, 7), `${code}X`, "   "]) {
+      const error = await rejection(() => verifyEndpoint(s.ctx, ref, entered));
+      expect(error.code).toBe("invalid_request");
+      expect(error.message).toContain("no attempt was used");
+    }
+    expect((await s.services.db.select().from(verificationCodes))[0]?.attemptsUsed).toBe(0);
+    expect((await verifyEndpoint(s.ctx, ref, code)).verified).toBe(true);
+  });
+
   test("after 5 attempts the code is spent: even the correct code is refused until a new one is sent", async () => {
     const { s, ref } = await unverified();
     await sendVerificationCode(s.ctx, ref);
@@ -145,6 +166,27 @@ describe("verify (spec 3: correct code, under 1 hour, fewer than 5 attempts)", (
     expect(expired.code).toBe("code_expired");
     expect(expired.status).toBe(410);
     expect(expired.message).toContain("expired");
+  });
+
+  // Issue 13: the test above survived a lifetime mutated to 55 minutes (any refusal passed at
+  // 59:59.999). These two pin both sides of the boundary with the right code.
+  test("the right code is accepted at 59 min 59 s after it was sent", async () => {
+    const { s, ref } = await unverified();
+    await sendVerificationCode(s.ctx, ref);
+    s.clock.advance(59 * 60_000 + 59_000);
+    expect(await verifyEndpoint(s.ctx, ref, lastVerificationCode(receiver))).toMatchObject({
+      verified: true,
+    });
+  });
+
+  test("the right code is refused at 60 min 00 s after it was sent (410 code_expired)", async () => {
+    const { s, ref } = await unverified();
+    await sendVerificationCode(s.ctx, ref);
+    s.clock.advance(60 * 60_000);
+    const expired = await rejection(() =>
+      verifyEndpoint(s.ctx, ref, lastVerificationCode(receiver)),
+    );
+    expect(expired).toMatchObject({ code: "code_expired", status: 410 });
   });
 
   test("a new send replaces the old code: the old one no longer verifies", async () => {

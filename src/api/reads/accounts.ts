@@ -43,6 +43,13 @@ export function accountNotFound(accountId: string): ApiError {
   return new ApiError("not_found", `No account ${accountId}.`);
 }
 
+export function balanceNotFound(accountId: string): ApiError {
+  return new ApiError(
+    "not_found",
+    `No balance has been fetched for account ${accountId} yet; it appears after the account's first sync.`,
+  );
+}
+
 const p = (name: string) => sql.placeholder(name);
 
 export function createAccountReads(db: Db): AccountReads {
@@ -111,10 +118,7 @@ export function createAccountReads(db: Db): AccountReads {
       const [row] = await balance.execute({ id: accountId, owner: serviceAccountId });
       if (!row) {
         await requireOwnAccount(serviceAccountId, accountId);
-        throw new ApiError(
-          "not_found",
-          `No balance has been fetched for account ${accountId} yet; it appears after the account's first sync.`,
-        );
+        throw balanceNotFound(accountId);
       }
       return {
         account_id: accountId,

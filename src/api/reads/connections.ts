@@ -27,6 +27,10 @@ export interface ConnectionReads {
 
 const p = (name: string) => sql.placeholder(name);
 
+export function connectionNotFound(connectionId: string): ApiError {
+  return new ApiError("not_found", `No connection ${connectionId}.`);
+}
+
 export function createConnectionReads(db: Db): ConnectionReads {
   const { connections, bankAccounts } = db.t;
   const columns = {
@@ -98,7 +102,7 @@ export function createConnectionReads(db: Db): ConnectionReads {
     async getConnection(serviceAccountId, connectionId) {
       const rows = await one.execute({ id: connectionId, owner: serviceAccountId });
       const [view] = await withAccounts(rows);
-      if (!view) throw new ApiError("not_found", `No connection ${connectionId}.`);
+      if (!view) throw connectionNotFound(connectionId);
       return view;
     },
   };

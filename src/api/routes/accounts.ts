@@ -2,9 +2,10 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { ApiEnv } from "../auth.ts";
 import { idPageBody, idPageRequest } from "../pagination.ts";
-import { accountPathParams, pageQuery } from "../params.ts";
+import { accountPathParams, noQuery, pageQuery } from "../params.ts";
 import type { BankReads } from "../reads/bank-reads.ts";
-import { itemResponses, listResponses } from "../responses.ts";
+import { conditionalReadHeaders, itemResponses, listResponses } from "../responses.ts";
+
 import { accountListSchema, accountSchema, balanceSchema } from "../schemas.ts";
 
 const listRoute = createRoute({
@@ -14,7 +15,7 @@ const listRoute = createRoute({
   tags: ["Accounts"],
   summary: "List accounts",
   description: "Every bank account of the key's service account, across all its connections.",
-  request: { query: pageQuery },
+  request: { headers: conditionalReadHeaders, query: pageQuery },
   responses: listResponses(accountListSchema, "A page of accounts, in id order."),
 });
 
@@ -24,7 +25,7 @@ const getRoute = createRoute({
   operationId: "getAccount",
   tags: ["Accounts"],
   summary: "Get an account",
-  request: { params: accountPathParams },
+  request: { headers: conditionalReadHeaders, query: noQuery, params: accountPathParams },
   responses: itemResponses(accountSchema, "The account."),
 });
 
@@ -36,7 +37,7 @@ const balanceRoute = createRoute({
   summary: "Get an account's balance",
   description:
     "The latest balance the service fetched. `fetched_at` equals the `fetched_at` of the account.balance.updated event that announced it. 404 until the account's first sync brought a balance.",
-  request: { params: accountPathParams },
+  request: { headers: conditionalReadHeaders, query: noQuery, params: accountPathParams },
   responses: itemResponses(balanceSchema, "The latest balance."),
 });
 

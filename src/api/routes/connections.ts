@@ -2,9 +2,10 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { ApiEnv } from "../auth.ts";
 import { idPageBody, idPageRequest } from "../pagination.ts";
-import { connectionPathParams, pageQuery } from "../params.ts";
+import { connectionPathParams, noQuery, pageQuery } from "../params.ts";
 import type { BankReads } from "../reads/bank-reads.ts";
-import { itemResponses, listResponses } from "../responses.ts";
+import { conditionalReadHeaders, itemResponses, listResponses } from "../responses.ts";
+
 import { connectionListSchema, connectionSchema } from "../schemas.ts";
 
 const listRoute = createRoute({
@@ -15,7 +16,7 @@ const listRoute = createRoute({
   summary: "List connections",
   description:
     "Every connection of the key's service account with its status (linked, awaiting_auth, rejected, suspended, expired, error, initiated) and the accounts it carries.",
-  request: { query: pageQuery },
+  request: { headers: conditionalReadHeaders, query: pageQuery },
   responses: listResponses(connectionListSchema, "A page of connections, in id order."),
 });
 
@@ -25,7 +26,7 @@ const getRoute = createRoute({
   operationId: "getConnection",
   tags: ["Connections"],
   summary: "Get a connection",
-  request: { params: connectionPathParams },
+  request: { headers: conditionalReadHeaders, query: noQuery, params: connectionPathParams },
   responses: itemResponses(connectionSchema, "The connection."),
 });
 

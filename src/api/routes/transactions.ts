@@ -3,9 +3,11 @@ import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Clock } from "../../clock.ts";
 import type { ApiEnv } from "../auth.ts";
 import { defaultWindowDays, maxWindowDays } from "../date-window.ts";
+import { entityTagOf, etagHeader } from "../etag.ts";
 import { accountPathParams, transactionsQuery } from "../params.ts";
 import type { BankReads } from "../reads/bank-reads.ts";
-import { itemResponses } from "../responses.ts";
+import { conditionalReadHeaders, itemResponses } from "../responses.ts";
+
 import { transactionListSchema } from "../schemas.ts";
 import { nextTransactionCursor, resolveTransactionQuery } from "../transaction-query.ts";
 
@@ -16,7 +18,7 @@ const listRoute = createRoute({
   tags: ["Transactions"],
   summary: "List an account's transactions",
   description: `Transactions whose booking date lies in [from, to] (both inclusive; default the last ${defaultWindowDays} days; at most ${maxWindowDays} days), newest booking date first, then by id. Pages are keyset-based: rows that arrive while you page never shift or repeat the rows already served. The next page needs only \`cursor\` (it carries the window); if you pass \`from\`, \`to\` or \`include_pending\` with a cursor they must match it. De-duplicate on \`transaction_id\`. After an account.transactions.available event, read a small window overlapping your last read.`,
-  request: { params: accountPathParams, query: transactionsQuery },
+  request: { headers: conditionalReadHeaders, params: accountPathParams, query: transactionsQuery },
   responses: itemResponses(transactionListSchema, "A page of transactions."),
 });
 
@@ -32,10 +34,11 @@ export function registerTransactionRoutes(
     const page = await reads.listTransactions(owner, accountId, query);
     // The rows' stored JSON, written as they are (the shape of transactionListSchema).
     const cursor = nextTransactionCursor(accountId, query, page);
-    return c.body(
-      `{"data":[${page.json}],"next_cursor":${cursor === null ? "null" : JSON.stringify(cursor)}}`,
-      200,
-      { "Content-Type": "application/json" },
-    ) as never;
+    const body = `{"data":[${page.json}],"next_cursor":${cursor === null ? "null" : JSON.stringify(cursor)}}`;
+    // Tagged here from the text, so entityTagMiddleware need not read the body back.
+    return c.body(body, 200, {
+      "Content-Type": "application/json",
+      [etagHeader]: entityTagOf(body),
+    }) as never;
   });
 }

@@ -68,6 +68,8 @@ export const users = sqliteTable(
     mustChangePassword: flag("must_change_password").notNull().default(false),
     createdAt: ms("created_at").notNull(),
     lastLoginAt: ms("last_login_at"),
+    // The quick start (issue 19 "Getting started") is shown until the user dismisses it.
+    quickStartDismissedAt: ms("quick_start_dismissed_at"),
   },
   (t) => [
     uniqueIndex("users_email_unique").on(t.email),
@@ -404,6 +406,13 @@ export const deliveryAttempts = sqliteTable(
     /** e.g. timeout, tls, connect, dns, redirect, http_status, blocked_address. */
     errorClass: text("error_class"),
     errorMessage: text("error_message"),
+    /**
+     * The Svc-Webhook-Signature header this attempt sent (issue 19's delivery detail), so the
+     * portal shows what went out even after a rotation; null when no request left (DNS,
+     * blocked address) and for webhook.verify, whose signature covers the unmasked code.
+     * Its timestamp is floor(started_at / 1000) s, as signing.ts sets it.
+     */
+    signature: text("signature"),
   },
   (t) => [index("delivery_attempts_delivery_idx").on(t.deliveryId, t.attemptNumber)],
 );

@@ -1,10 +1,11 @@
 import { type Context, Hono } from "hono";
 import { z } from "zod";
-import { deliveryStatuses } from "../../db/schema.ts";
 import { readJson, readQuery } from "../../http/validate.ts";
 import type { Services } from "../../services.ts";
 import { withWebhookContext } from "../../webhooks/context.ts";
-import { listDeliveries } from "../../webhooks/delivery-log.ts";
+import { getDeliveryDetail } from "../../webhooks/delivery-detail.ts";
+import { listDeliveryPage } from "../../webhooks/delivery-log.ts";
+import { deliveryStats } from "../../webhooks/delivery-stats.ts";
 import { type EndpointRef, getEndpoint, listEndpoints } from "../../webhooks/endpoint-records.ts";
 import {
   maxEndpointsPerAccount,
@@ -27,6 +28,7 @@ import {
   verifyEndpoint,
 } from "../../webhooks/verification.ts";
 import { ownAccountId } from "../owner.ts";
+import { deliveryFilterOf, deliveryLogQuery } from "./delivery-query.ts";
 
 // URL and description rules are the feature's (registerEndpoint); these bound the input size.
 const eventTypesField = z.array(z.string().max(100)).max(20).nullable().optional();
@@ -41,10 +43,7 @@ const updateBody = z
   .object({ description: z.string().max(1000).nullable().optional(), eventTypes: eventTypesField })
   .strict();
 const verifyBody = z.object({ code: z.string().trim().min(1, "enter the code").max(64) }).strict();
-const deliveryQuery = z.object({
-  outcome: z.enum(deliveryStatuses).optional(),
-  limit: z.coerce.number().int().min(1).max(200).optional(),
-});
+const statsQuery = z.object({ hours: z.coerce.number().int().min(1).max(168).optional() }).strict();
 
 /**
  * Webhook endpoints of the signed-in account (spec 2, 3, 8). Every action is scoped with the
@@ -126,17 +125,32 @@ export function endpointRoutes(services: Services): Hono {
     app.post(`/:id/${action}`, async (c) => c.json({ endpoint: await change(db, clock, ref(c)) }));
   }
 
+  // The log, newest first: { data, nextCursor } (pass nextCursor as `before` for older ones).
   app.get("/:id/deliveries", async (c) => {
-    const { outcome, limit } = readQuery(c, deliveryQuery);
+    const query = readQuery(c, deliveryLogQuery);
     // Scope first: another account's endpoint is not found, not an empty log.
     const endpoint = await getEndpoint(db, ref(c));
-    return c.json({
-      data: await listDeliveries(db, {
-        endpointId: endpoint.id,
-        ...(outcome ? { status: outcome } : {}),
-        limit: limit ?? 50,
+    return c.json(
+      await listDeliveryPage(db, { ...deliveryFilterOf(query), endpointId: endpoint.id }),
+    );
+  });
+
+  // One delivery for debugging (issue 19): exact body, each attempt's headers, allowed actions.
+  app.get("/:id/deliveries/:deliveryId", async (c) =>
+    c.json({
+      delivery: await getDeliveryDetail(services, {
+        deliveryId: c.req.param("deliveryId"),
+        endpointId: c.req.param("id"),
+        serviceAccountId: ownAccountId(c),
       }),
-    });
+    }),
+  );
+
+  // Attempts per UTC hour, succeeded and failed, for the log's chart (issue 19).
+  app.get("/:id/delivery-stats", async (c) => {
+    const { hours } = readQuery(c, statsQuery);
+    const endpoint = await getEndpoint(db, ref(c));
+    return c.json(await deliveryStats(services, endpoint.id, hours ?? 24));
   });
 
   // Resend (issue 18): the delivery's event again to its endpoint, as a new manual delivery.

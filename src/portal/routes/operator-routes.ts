@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import {
   accountFlagsSchema,
+  createServiceAccount,
   listServiceAccounts,
   updateServiceAccount,
 } from "../../accounts/service-accounts.ts";
@@ -16,6 +17,18 @@ const mailQuery = z.object({
   limit: z.coerce.number().int().min(1).max(1000).optional(),
 });
 
+// Create account (issue 19): the password is always generated, shown once, and must be changed
+// at first sign-in, as `svc accounts create` without --password-file.
+const createAccountBody = z
+  .object({
+    email: z.string().max(254),
+    name: z.string().trim().max(200).optional(),
+    isOperator: z.boolean().optional(),
+    status: z.enum(["sandbox", "active", "lapsed"]).optional(),
+    subscriptionStatus: z.enum(["active", "trialing", "past_due", "canceled", "none"]).optional(),
+  })
+  .strict();
+
 /** Operator pages: every account's metadata (never a secret) and the instance settings. */
 export function operatorRoutes(services: Services): Hono {
   const { db, clock, config } = services;
@@ -24,6 +37,25 @@ export function operatorRoutes(services: Services): Hono {
   app.get("/accounts", async (c) => {
     const { search } = readQuery(c, z.object({ search: z.string().max(200).optional() }));
     return c.json({ data: await listServiceAccounts(db, search) });
+  });
+
+  app.post("/accounts", async (c) => {
+    const body = await readJson(c, createAccountBody);
+    const created = await createServiceAccount(db, clock, {
+      email: body.email,
+      ...(body.name ? { name: body.name } : {}),
+      ...(body.isOperator !== undefined ? { isOperator: body.isOperator } : {}),
+      ...(body.status ? { status: body.status } : {}),
+      ...(body.subscriptionStatus ? { subscriptionStatus: body.subscriptionStatus } : {}),
+    });
+    return c.json(
+      {
+        account: created.account,
+        userId: created.userId,
+        oneTimePassword: created.oneTimePassword,
+      },
+      201,
+    );
   });
 
   app.patch("/accounts/:id", async (c) => {
@@ -37,6 +69,7 @@ export function operatorRoutes(services: Services): Hono {
       deliverySourceIp: config.deliverySourceIp ?? null,
       smtpConfigured: config.smtpUrl !== undefined,
       mailFrom: config.mailFrom,
+      billingUrl: config.billingUrl ?? null,
       syncSchedule: config.syncSchedule,
       retentionDays: config.retentionDays,
       apiRateLimitPerMinute: config.apiRateLimitPerMinute,

@@ -1,7 +1,8 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { maxPasswordLength } from "../../accounts/passwords.ts";
-import { getServiceAccount } from "../../accounts/service-accounts.ts";
+import { accountDisabledNotice, getServiceAccount } from "../../accounts/service-accounts.ts";
+import { dismissQuickStart, quickStartShown } from "../../accounts/users.ts";
 import { createClientAddressResolver } from "../../http/client-address.ts";
 import { readJson } from "../../http/validate.ts";
 import type { Services } from "../../services.ts";
@@ -38,7 +39,14 @@ export function sessionRoutes(services: Services, cookie: SessionCookie): Hono {
     const account = await getServiceAccount(db, accountId);
     return {
       user: { id: userId, email, isOperator, mustChangePassword },
-      account: { id: account.id, name: account.name },
+      // A disabled account's users may still sign in, to read why (docs/decisions.md).
+      account: {
+        id: account.id,
+        name: account.name,
+        disabled: account.disabled,
+        notice: account.disabled ? accountDisabledNotice : null,
+      },
+      quickStart: await quickStartShown(db, userId),
     };
   };
 
@@ -71,6 +79,11 @@ export function sessionRoutes(services: Services, cookie: SessionCookie): Hono {
         me.serviceAccountId,
       ),
     );
+  });
+
+  app.post("/me/quick-start/dismiss", anySession, async (c) => {
+    await dismissQuickStart(db, clock, c.get("portalUser").userId);
+    return c.body(null, 204);
   });
 
   app.post("/me/password", anySession, async (c) => {

@@ -1,0 +1,1 @@
+ALTER TABLE `users` ADD `quick_start_dismissed_at` integer;

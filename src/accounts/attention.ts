@@ -1,0 +1,71 @@
+// What needs the account owner now (issue 19 "Health at a glance"): endpoints that were
+// disabled (spec 3: after 20 failed deliveries; nothing is sent until Enable) and connections
+// whose status only the owner can resolve (spec 2 vocabulary: expired, suspended, error,
+// awaiting_auth). The portal shows it as a banner on every page and on the overview.
+import { and, asc, eq, inArray } from "drizzle-orm";
+import type { Db } from "../db/store.ts";
+import { listEndpoints } from "../webhooks/endpoint-records.ts";
+
+/** Connection statuses that wait on the owner (re-authorise, reconnect, look at an error). */
+export const connectionStatusesNeedingOwner = [
+  "awaiting_auth",
+  "expired",
+  "suspended",
+  "error",
+] as const;
+
+export interface Attention {
+  disabledEndpoints: {
+    id: string;
+    url: string;
+    description: string | null;
+    disabledAt: string | null;
+    disabledReason: string | null;
+  }[];
+  connections: {
+    id: string;
+    institution: string;
+    status: (typeof connectionStatusesNeedingOwner)[number];
+    error: string | null;
+    since: string;
+  }[];
+}
+
+export async function accountAttention(db: Db, serviceAccountId: string): Promise<Attention> {
+  const endpoints = await listEndpoints(db, serviceAccountId);
+  const { connections } = db.t;
+  const rows = await db
+    .select({
+      id: connections.id,
+      institution: connections.institution,
+      status: connections.status,
+      error: connections.error,
+      updatedAt: connections.updatedAt,
+    })
+    .from(connections)
+    .where(
+      and(
+        eq(connections.serviceAccountId, serviceAccountId),
+        inArray(connections.status, [...connectionStatusesNeedingOwner]),
+      ),
+    )
+    .orderBy(asc(connections.createdAt), asc(connections.id));
+  return {
+    disabledEndpoints: endpoints
+      .filter((e) => e.status === "disabled")
+      .map((e) => ({
+        id: e.id,
+        url: e.url,
+        description: e.description,
+        disabledAt: e.disabledAt,
+        disabledReason: e.disabledReason,
+      })),
+    connections: rows.map((row) => ({
+      id: row.id,
+      institution: row.institution,
+      status: row.status as Attention["connections"][number]["status"],
+      error: row.error,
+      since: row.updatedAt.toISOString(),
+    })),
+  };
+}

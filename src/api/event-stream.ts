@@ -1,0 +1,253 @@
+// GET /v1/events/stream (issue 18): the account's new events as Server-Sent Events, as they are
+// written by any process or instance. `id:` is the event id, `event:` its type, `data:` the
+// stored envelope (one line: canonical JSON has no newline).
+//
+// Waking: the outbox signal (this process's writers directly; other instances through PostgreSQL
+// LISTEN/NOTIFY; other processes on SQLite through the change-counter poll), plus a periodic poll
+// for writers that signal nothing. Each wake reads by keyset strictly after the last event sent,
+// in (created_at, id) order, so a resumed stream sends every event after Last-Event-ID once.
+//
+// A write can commit after a later-stamped one was already sent (two instances writing at once,
+// or a test send, recorded once the receiver answered): each wake also looks back `lookbackMs`
+// for events this connection has not sent yet, so they still arrive, just out of order.
+//
+// Limits: opening counts as one request of the key's rate limit (the /v1 middleware), and an
+// account holds at most `maxPerAccount` streams on one server, so one key cannot pin every
+// connection. `closeAll` ends every stream at shutdown, so a graceful stop does not wait on them.
+import type { Context } from "hono";
+import { type SSEStreamingApi, streamSSE } from "hono/streaming";
+import { z } from "zod";
+import type { EventType } from "../db/schema.ts";
+import { ApiError } from "../http/errors.ts";
+import type { Logger } from "../log.ts";
+import type { OutboxSignal } from "../webhooks/outbox-signal.ts";
+import type { EventPosition, EventReads, StoredEvent } from "./reads/events.ts";
+
+export interface EventStreamOptions {
+  /** How often an idle stream sends a comment line, so proxies and clients see it is alive. */
+  heartbeatMs: number;
+  /** How often a stream reads even without a wake-up (writers that signal nothing). */
+  pollMs: number;
+  /** Open streams per service account on this server. */
+  maxPerAccount: number;
+  /** How far back each read looks for events committed after later ones (see above). */
+  lookbackMs: number;
+}
+
+export const defaultEventStreamOptions: EventStreamOptions = {
+  heartbeatMs: 15_000,
+  pollMs: 2_000,
+  maxPerAccount: 5,
+  lookbackMs: 15_000,
+};
+
+/** Rows read per query; a wake reads again until a read comes back short. */
+const batchSize = 100;
+/** Rows the look-back reads at most per wake. */
+const lookbackLimit = 500;
+
+export interface StreamRequest {
+  serviceAccountId: string;
+  types: readonly EventType[];
+  /** Last-Event-ID header, else the last_event_id query parameter. */
+  lastEventId: string | undefined;
+}
+
+export interface EventStreams {
+  open(c: Context, request: StreamRequest): Promise<Response>;
+  /** Ends every open stream and refuses new ones (server shutdown). */
+  closeAll(): void;
+  /** Streams open now (tests, diagnostics). */
+  openCount(): number;
+}
+
+const eventIdText = z.guid();
+
+/** Validates a Last-Event-ID value (header or query) before anything is streamed. */
+export function parseLastEventId(value: string | undefined): string | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  const parsed = eventIdText.safeParse(value.trim());
+  if (!parsed.success) {
+    throw new ApiError(
+      "invalid_request",
+      "Invalid Last-Event-ID: must be the id (a UUID) of an event this stream sent.",
+    );
+  }
+  return parsed.data;
+}
+
+function after(a: EventPosition, b: EventPosition): boolean {
+  return a.createdAtMs > b.createdAtMs || (a.createdAtMs === b.createdAtMs && a.id > b.id);
+}
+
+export function createEventStreams(deps: {
+  reads: EventReads;
+  outbox: OutboxSignal;
+  log: Logger;
+  options?: Partial<EventStreamOptions>;
+}): EventStreams {
+  const options = { ...defaultEventStreamOptions, ...deps.options };
+  const openByAccount = new Map<string, number>();
+  const closers = new Set<() => void>();
+  let closed = false;
+
+  async function startPosition(request: StreamRequest): Promise<EventPosition | undefined> {
+    const owner = request.serviceAccountId;
+    if (request.lastEventId !== undefined) {
+      const position = await deps.reads.positionOf(owner, request.lastEventId);
+      if (!position) {
+        throw new ApiError(
+          "invalid_request",
+          `Invalid Last-Event-ID: no event ${request.lastEventId} in this account (unknown, another account's, or past retention). Reconnect without it to receive new events only, and catch up with GET /v1/events.`,
+        );
+      }
+      return position;
+    }
+    // New events only: everything after the newest event at opening time.
+    const newest = await deps.reads.listEvents(owner, { limit: 1 });
+    const first = newest.data[0];
+    return first ? { createdAtMs: first.createdAtMs, id: first.id } : undefined;
+  }
+
+  function run(
+    stream: SSEStreamingApi,
+    request: StreamRequest,
+    start: EventPosition | undefined,
+  ): Promise<void> {
+    const owner = request.serviceAccountId;
+    let last = start;
+    // Ids sent recently (for the look-back), with their creation time.
+    const sent = new Map<string, number>();
+    let running = false;
+    let again = false;
+    let finished = false;
+    let finish = () => {};
+    const done = new Promise<void>((resolve) => {
+      finish = () => {
+        finished = true;
+        resolve();
+      };
+    });
+
+    const send = async (event: StoredEvent) => {
+      await stream.writeSSE({ id: event.id, event: event.type, data: event.body });
+      sent.set(event.id, event.createdAtMs);
+      if (!last || after(event, last)) last = { createdAtMs: event.createdAtMs, id: event.id };
+    };
+
+    const readOnce = async () => {
+      const filter = { types: request.types };
+      for (;;) {
+        const rows = await deps.reads.eventsAfter(owner, {
+          ...filter,
+          ...(last ? { after: last } : {}),
+          limit: batchSize,
+        });
+        for (const event of rows) {
+          if (finished) return;
+          if (!sent.has(event.id)) await send(event);
+        }
+        if (rows.length < batchSize) break;
+      }
+      if (!last) return;
+      // Look back for events committed late, never before where the stream started.
+      const notBeforeMs = last.createdAtMs - options.lookbackMs;
+      for (const [id, createdAtMs] of sent) if (createdAtMs < notBeforeMs) sent.delete(id);
+      const late = await deps.reads.eventsAfter(owner, {
+        ...filter,
+        ...(start ? { after: start } : {}),
+        notBeforeMs,
+        limit: lookbackLimit,
+      });
+      for (const event of late) {
+        if (finished) return;
+        if (!sent.has(event.id) && !after(event, last)) await send(event);
+      }
+    };
+
+    const wake = () => {
+      if (finished) return;
+      if (running) {
+        again = true;
+        return;
+      }
+      running = true;
+      void (async () => {
+        try {
+          do {
+            again = false;
+            await readOnce();
+          } while (again && !finished);
+        } catch (error) {
+          if (stream.aborted || stream.closed) finish();
+          else deps.log.warn("reading events for an event stream failed", { error });
+        } finally {
+          running = false;
+        }
+      })();
+    };
+
+    stream.onAbort(finish);
+    closers.add(finish);
+    const unsubscribe = deps.outbox.subscribe(wake);
+    const poll = setInterval(wake, options.pollMs);
+    const heartbeat = setInterval(() => {
+      stream.write(": heartbeat\n\n").catch(finish);
+    }, options.heartbeatMs);
+    // A first line at once, so the client sees the stream open before any event.
+    stream.write(": connected\n\n").then(wake, finish);
+    return done.finally(() => {
+      clearInterval(poll);
+      clearInterval(heartbeat);
+      unsubscribe();
+      closers.delete(finish);
+    });
+  }
+
+  return {
+    async open(c, request) {
+      if (closed) {
+        throw new ApiError("unavailable", "The server is stopping; reconnect in a moment.", {
+          "Retry-After": "1",
+        });
+      }
+      const owner = request.serviceAccountId;
+      const count = openByAccount.get(owner) ?? 0;
+      if (count >= options.maxPerAccount) {
+        throw new ApiError(
+          "rate_limited",
+          `At most ${options.maxPerAccount} event streams may be open at once per account; close one before opening another.`,
+          { "Retry-After": "5" },
+        );
+      }
+      openByAccount.set(owner, count + 1);
+      const release = () => {
+        const now = (openByAccount.get(owner) ?? 1) - 1;
+        if (now <= 0) openByAccount.delete(owner);
+        else openByAccount.set(owner, now);
+      };
+      let start: EventPosition | undefined;
+      try {
+        start = await startPosition(request);
+      } catch (error) {
+        release();
+        throw error;
+      }
+      const response = streamSSE(c, async (stream) => {
+        try {
+          await run(stream, request, start);
+        } finally {
+          release();
+        }
+      });
+      // Like every /v1 answer: never stored (streamSSE sets no-cache).
+      response.headers.set("Cache-Control", "no-store");
+      return response;
+    },
+    closeAll() {
+      closed = true;
+      for (const close of [...closers]) close();
+    },
+    openCount: () => [...openByAccount.values()].reduce((sum, n) => sum + n, 0),
+  };
+}

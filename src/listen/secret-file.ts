@@ -1,0 +1,57 @@
+// The `svc listen` signing secret (issue 18): one per machine and user, so a developer sets it in
+// their receiver once. Made with the CSPRNG on first use and kept in a file only the user can
+// read, under the user's configuration directory (not a data dir: `svc listen` needs none).
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import { randomBase64Url } from "../crypto/tokens.ts";
+import { signingSecretPrefix } from "../webhooks/secrets.ts";
+
+const secretPattern = /^whsec_[A-Za-z0-9_-]{43}$/;
+
+/** $SVC_LISTEN_SECRET_FILE, else $XDG_CONFIG_HOME/svc/listen-secret, else ~/.config/svc/listen-secret. */
+export function listenSecretPath(env: Record<string, string | undefined>): string {
+  if (env.SVC_LISTEN_SECRET_FILE) return env.SVC_LISTEN_SECRET_FILE;
+  const configHome = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config");
+  return join(configHome, "svc", "listen-secret");
+}
+
+export class ListenSecretError extends Error {
+  override name = "ListenSecretError";
+}
+
+/** Reads the secret, creating it (and its directory, 0700) on first use; the file is 0600. */
+export function loadOrCreateListenSecret(path: string): { secret: string; created: boolean } {
+  let text: string | undefined;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
+      throw new ListenSecretError(
+        `cannot read the listen secret ${path} (${(error as NodeJS.ErrnoException).code})`,
+      );
+    }
+  }
+  if (text !== undefined) {
+    const secret = text.trim();
+    if (!secretPattern.test(secret)) {
+      throw new ListenSecretError(
+        `${path} does not hold a listen secret (whsec_ and 43 characters); delete it to make a new one`,
+      );
+    }
+    if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
+    return { secret, created: false };
+  }
+  const secret = `${signingSecretPrefix}${randomBase64Url(32)}`;
+  try {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    // "wx": never overwrite a secret another run wrote in the meantime.
+    writeFileSync(path, `${secret}\n`, { mode: 0o600, flag: "wx" });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return loadOrCreateListenSecret(path);
+    throw new ListenSecretError(
+      `cannot write the listen secret ${path} (${(error as NodeJS.ErrnoException).code})`,
+    );
+  }
+  return { secret, created: true };
+}
