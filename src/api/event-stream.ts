@@ -196,12 +196,13 @@ export function createEventStreams(deps: {
     }, options.heartbeatMs);
     // A first line at once, so the client sees the stream open before any event.
     stream.write(": connected\n\n").then(wake, finish);
-    return done.finally(() => {
-      clearInterval(poll);
-      clearInterval(heartbeat);
-      unsubscribe();
-      closers.delete(finish);
-    });
+    return done
+      .finally(() => {
+        clearInterval(poll);
+        clearInterval(heartbeat);
+        closers.delete(finish);
+      })
+      .then(unsubscribe);
   }
 
   return {

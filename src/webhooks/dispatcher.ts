@@ -87,7 +87,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   let stopping = false;
   let attempts = 0;
   let idleWaiters: (() => void)[] = [];
-  let unsubscribe: (() => void) | undefined;
+  let unsubscribe: (() => Promise<void>) | undefined;
   let cron: Cron | undefined;
   const recorder = { db, clock, log, metrics: options.metrics, onMailQueued: options.onMailQueued };
 
@@ -185,7 +185,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     inFlight: () => slots.sending,
     async stop() {
       stopping = true;
-      unsubscribe?.();
+      await unsubscribe?.();
       cron?.stop();
       // Claimed but never started: due again at once, for the next start.
       await releaseLeases(recorder, slots.drainQueue());

@@ -15,7 +15,12 @@ export interface OutboxRelay {
 export interface OutboxSignal {
   /** Call after the transaction that wrote deliveries has committed. */
   notify(): void;
-  subscribe(listener: () => void): () => void;
+  /**
+   * Resolves with a function that stops listening; it settles once the relay has stopped too
+   * (the last listener out ends the relay's LISTEN), so a caller that closes the database
+   * afterwards never leaves a connection retrying against it.
+   */
+  subscribe(listener: () => void): () => Promise<void>;
 }
 
 export function createOutboxSignal(
@@ -41,12 +46,12 @@ export function createOutboxSignal(
           return undefined;
         });
       }
-      return () => {
+      return async () => {
         listeners.delete(listener);
         if (listeners.size > 0 || !stopListening) return;
         const stopping = stopListening;
         stopListening = undefined;
-        void stopping.then((stop) => stop?.()).catch((error: unknown) => onRelayError?.(error));
+        await stopping.then((stop) => stop?.()).catch((error: unknown) => onRelayError?.(error));
       };
     },
   };

@@ -43,7 +43,7 @@ describe("the outbox signal", () => {
     await Bun.sleep(0);
     remote?.();
     expect(woken).toBe(2);
-    unsubscribe();
+    await unsubscribe();
     await Bun.sleep(0);
     expect(stopped).toBe(1);
   });

@@ -17,6 +17,7 @@ import {
 import { senderFromConfig } from "../../src/webhooks/sender.ts";
 import { sendVerificationCode, verifyEndpoint } from "../../src/webhooks/verification.ts";
 import { acceptVerification, type Receiver, startReceiver } from "../support/receiver.ts";
+import { waitUntil } from "../support/wait.ts";
 import {
   apiErrorOf,
   createWebhookSetup,
@@ -122,7 +123,11 @@ describe("resend (issue 18)", () => {
     const [original, again] = received(ok, path, "account.transactions.available");
     expect(again?.body).toBe(original?.body as string);
     expect(again?.headers["svc-webhook-id"]).toBe(event.eventId);
-    await d.runDue();
+    // The receiver has the bytes before the dispatcher records the outcome: wait for the record.
+    await waitUntil(
+      async () => (await getDelivery(s.services.db, resent.id))?.status === "succeeded",
+      "the resent delivery to be recorded as succeeded",
+    );
     const after = await getDelivery(s.services.db, resent.id);
     expect(after).toMatchObject({ status: "succeeded", manual: true, attemptCount: 1 });
     expect(after?.attempts).toHaveLength(1);
