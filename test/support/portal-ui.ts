@@ -118,6 +118,27 @@ export async function expectFocusNotOnBody(page: Page) {
   expect((await focused(page)).tag).not.toBe("body");
 }
 
+/** Waits (up to 10 s) for focus to reach an element with this tag name; the caller then asserts. */
+export async function focusSettlesOn(page: Page, tag: string) {
+  await page
+    .waitForFunction((wanted) => document.activeElement?.tagName.toLowerCase() === wanted, tag, {
+      timeout: 10_000,
+    })
+    .catch(() => undefined);
+}
+
+/** Waits for focus to reach the element whose text contains `text` (it moves after a re-render). */
+export async function expectFocusOnText(page: Page, text: string) {
+  await page
+    .waitForFunction(
+      (wanted) => (document.activeElement?.textContent ?? "").includes(wanted),
+      text,
+      { timeout: 10_000 },
+    )
+    .catch(() => undefined);
+  expect((await focused(page)).text).toContain(text);
+}
+
 /**
  * Sets an endpoint disabled as 20 failed deliveries would (spec 3), straight in the served
  * instance's database, so a test need not wait for 20 deliveries to fail.
