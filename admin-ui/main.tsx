@@ -14,6 +14,7 @@ import { OperatorMailPage } from "./pages/operator-mail.tsx";
 import { OperatorNewAccountPage } from "./pages/operator-new-account.tsx";
 import { OperatorSettingsPage } from "./pages/operator-settings.tsx";
 import { OverviewPage } from "./pages/overview.tsx";
+import { ReceiverKitPage } from "./pages/receiver-kit.tsx";
 import { SignInPage } from "./pages/sign-in.tsx";
 import { WebhooksPage } from "./pages/webhooks.tsx";
 import { matchRoute, navigate, useRoute } from "./router.ts";
@@ -23,6 +24,7 @@ const ownerNav: NavItem[] = [
   { route: "/keys", label: "API keys" },
   { route: "/webhooks", label: "Webhooks" },
   { route: "/connections", label: "Connections" },
+  { route: "/receiver-kit", label: "Receiver kit" },
 ];
 const operatorNav: NavItem[] = [
   { route: "/operator/accounts", label: "Accounts" },
@@ -56,6 +58,8 @@ function Page(props: { route: string; me: Me; onMeChanged: () => Promise<void> }
       return <WebhooksPage />;
     case "/connections":
       return <ConnectionsPage />;
+    case "/receiver-kit":
+      return <ReceiverKitPage />;
     case "/password":
       return (
         <ChangePasswordPage forced={false} email={me.user.email} onChanged={() => undefined} />
