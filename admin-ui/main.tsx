@@ -1,8 +1,8 @@
 // The portal: a static front end bundled into the binary, talking only to /portal/api.
-import { render } from "preact";
+import { type JSX, render } from "preact";
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { ApiFailure, api, onSignedOut } from "./api.ts";
-import { Layout, type Me, type NavItem } from "./components/layout.tsx";
+import { Layout, type Me } from "./components/layout.tsx";
 import { ErrorNotice, Loading } from "./components/ui.tsx";
 import { ChangePasswordPage } from "./pages/change-password.tsx";
 import { ConnectionsPage } from "./pages/connections.tsx";
@@ -14,61 +14,72 @@ import { OperatorMailPage } from "./pages/operator-mail.tsx";
 import { OperatorNewAccountPage } from "./pages/operator-new-account.tsx";
 import { OperatorSettingsPage } from "./pages/operator-settings.tsx";
 import { OverviewPage } from "./pages/overview.tsx";
+import { ReceiverKitPage } from "./pages/receiver-kit.tsx";
 import { SignInPage } from "./pages/sign-in.tsx";
 import { WebhooksPage } from "./pages/webhooks.tsx";
 import { matchRoute, navigate, useRoute } from "./router.ts";
-
-const ownerNav: NavItem[] = [
-  { route: "/overview", label: "Overview" },
-  { route: "/keys", label: "API keys" },
-  { route: "/webhooks", label: "Webhooks" },
-  { route: "/connections", label: "Connections" },
-];
-const operatorNav: NavItem[] = [
-  { route: "/operator/accounts", label: "Accounts" },
-  { route: "/operator/new-account", label: "Create account" },
-  { route: "/operator/import", label: "Import" },
-  { route: "/operator/mail", label: "Mail outbox" },
-  { route: "/operator/settings", label: "Settings" },
-];
+import {
+  type OperatorRoute,
+  type OwnerRoute,
+  operatorNav,
+  operatorRoutes,
+  ownerNav,
+  ownerRoutes,
+} from "./routes.ts";
 
 function Redirect(props: { to: string }) {
   useEffect(() => navigate(props.to), [props.to]);
   return <Loading />;
 }
 
+interface PageProps {
+  params: Record<string, string>;
+  me: Me;
+  onMeChanged: () => Promise<void>;
+}
+type PageOf = (props: PageProps) => JSX.Element;
+
+// Typed by the route tables: a route listed in routes.ts without a page here does not compile.
+const ownerPages: Record<OwnerRoute, PageOf> = {
+  "/overview": ({ me, onMeChanged }) => (
+    <OverviewPage quickStart={me.quickStart} onQuickStartDismissed={() => void onMeChanged()} />
+  ),
+  "/keys": () => <KeysPage />,
+  "/webhooks": () => <WebhooksPage />,
+  "/webhooks/:id": ({ params }) => (
+    <EndpointDetailPage key={params.id} endpointId={params.id ?? ""} />
+  ),
+  "/connections": () => <ConnectionsPage />,
+  "/receiver-kit": () => <ReceiverKitPage />,
+  "/password": ({ me }) => (
+    <ChangePasswordPage forced={false} email={me.user.email} onChanged={() => undefined} />
+  ),
+};
+const operatorPages: Record<OperatorRoute, PageOf> = {
+  "/operator/accounts": () => <OperatorAccountsPage />,
+  "/operator/new-account": () => <OperatorNewAccountPage />,
+  "/operator/import": () => <OperatorImportPage />,
+  "/operator/mail": () => <OperatorMailPage />,
+  "/operator/settings": () => <OperatorSettingsPage />,
+};
+
+function findPage<R extends string>(routes: readonly R[], pages: Record<R, PageOf>, route: string) {
+  for (const pattern of routes) {
+    const params = matchRoute(pattern, route);
+    if (params) return { page: pages[pattern], params };
+  }
+  return undefined;
+}
+
 /** Every signed-in user owns an account; operators see the operator pages as well. */
 function Page(props: { route: string; me: Me; onMeChanged: () => Promise<void> }) {
   const { route, me } = props;
-  const endpoint = matchRoute("/webhooks/:id", route);
-  if (endpoint?.id) return <EndpointDetailPage key={endpoint.id} endpointId={endpoint.id} />;
-  switch (route) {
-    case "/overview":
-      return (
-        <OverviewPage
-          quickStart={me.quickStart}
-          onQuickStartDismissed={() => void props.onMeChanged()}
-        />
-      );
-    case "/keys":
-      return <KeysPage />;
-    case "/webhooks":
-      return <WebhooksPage />;
-    case "/connections":
-      return <ConnectionsPage />;
-    case "/password":
-      return (
-        <ChangePasswordPage forced={false} email={me.user.email} onChanged={() => undefined} />
-      );
-  }
-  if (me.user.isOperator) {
-    if (route === "/operator/accounts") return <OperatorAccountsPage />;
-    if (route === "/operator/new-account") return <OperatorNewAccountPage />;
-    if (route === "/operator/import") return <OperatorImportPage />;
-    if (route === "/operator/mail") return <OperatorMailPage />;
-    if (route === "/operator/settings") return <OperatorSettingsPage />;
-  }
-  return <Redirect to="/overview" />;
+  const found =
+    findPage(ownerRoutes, ownerPages, route) ??
+    (me.user.isOperator ? findPage(operatorRoutes, operatorPages, route) : undefined);
+  if (!found) return <Redirect to="/overview" />;
+  const Found = found.page;
+  return <Found params={found.params} me={me} onMeChanged={props.onMeChanged} />;
 }
 
 function App() {

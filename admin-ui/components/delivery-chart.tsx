@@ -4,7 +4,7 @@
 import { useEffect, useRef } from "preact/hooks";
 import type { DeliveryStats, HourBucket } from "../../src/webhooks/delivery-stats.ts";
 import { useResource } from "../use-resource.ts";
-import { localHour, utcTitle } from "./delivery-support.ts";
+import { exactUtc, localHour } from "./format.ts";
 import { ErrorNotice } from "./ui.tsx";
 
 const width = 480;
@@ -109,7 +109,7 @@ export function DeliveryChart(props: { endpointId: string; version: number }) {
                   {buckets.map((b) => (
                     <tr>
                       <th scope="row">
-                        <time dateTime={b.hourStart} title={utcTitle(b.hourStart)}>
+                        <time dateTime={b.hourStart} title={exactUtc(b.hourStart)}>
                           {localHour(b.hourStart)}
                         </time>
                       </th>

@@ -7,7 +7,9 @@ import type { AttemptDetail, DeliveryDetail } from "../../src/webhooks/delivery-
 import { ApiFailure, api } from "../api.ts";
 import type { DeliveryView } from "../types.ts";
 import { useResource } from "../use-resource.ts";
-import { formatWait, localTime, prettyJson, utcTitle } from "./delivery-support.ts";
+import { formatDurationMs, prettyJson } from "./format.ts";
+import { formatRetry } from "./retry.ts";
+import { Time } from "./time.tsx";
 import { ActionButton, CopyButton, ErrorNotice, Loading } from "./ui.tsx";
 
 function attemptResult(a: { statusCode: number | null; errorClass: string | null }): string {
@@ -70,7 +72,7 @@ function Actions(props: { delivery: DeliveryDetail; onDone: (created?: DeliveryV
       const message = failure instanceof Error ? failure.message : String(failure);
       const wait =
         failure instanceof ApiFailure && failure.status === 429 && failure.retryAfterSeconds
-          ? ` Try again in ${formatWait(failure.retryAfterSeconds)}.`
+          ? ` ${formatRetry(failure.retryAfterSeconds)}`
           : "";
       setOutcome({ kind: "error", text: `${message}${wait}` });
     }
@@ -146,10 +148,7 @@ export function DeliveryDetailPanel(props: {
             Event <span class="mono break">{d.eventId}</span>
             {d.nextAttemptAt && (
               <span class="block" data-testid="next-attempt">
-                Next attempt:{" "}
-                <time dateTime={d.nextAttemptAt} title={utcTitle(d.nextAttemptAt)}>
-                  {localTime(d.nextAttemptAt)}
-                </time>
+                Next attempt: <Time iso={d.nextAttemptAt} />
               </span>
             )}
           </p>
@@ -182,10 +181,8 @@ export function DeliveryDetailPanel(props: {
                     <span class={a.outcome === "failed" ? "danger-text" : ""}>
                       <strong data-testid="attempt-result">{attemptResult(a)}</strong>
                     </span>{" "}
-                    · <span data-testid="attempt-duration">{a.durationMs} ms</span> ·{" "}
-                    <time dateTime={a.at} title={utcTitle(a.at)}>
-                      {localTime(a.at)}
-                    </time>
+                    · <span data-testid="attempt-duration">{formatDurationMs(a.durationMs)}</span> ·{" "}
+                    <Time iso={a.at} />
                   </p>
                   {a.error && a.statusCode === null && <p class="small muted">{a.error}</p>}
                   <Headers attempt={a} kind={d.kind} />

@@ -7,7 +7,8 @@ import { eventTypes } from "../../src/db/schema/values.ts";
 import { api } from "../api.ts";
 import type { DeliveryView, EndpointView } from "../types.ts";
 import { DeliveryDetailPanel } from "./delivery-detail.tsx";
-import { localTime, utcTitle } from "./delivery-support.ts";
+import { formatDurationMs, localTime } from "./format.ts";
+import { Time } from "./time.tsx";
 import { Badge, ErrorNotice, formatRemaining, Loading, useNow } from "./ui.tsx";
 
 const outcomes = [
@@ -59,7 +60,8 @@ function NextRetry(props: { delivery: DeliveryView; now: number }) {
   const waitMs = new Date(at).getTime() - props.now;
   return (
     <p class="small" data-testid="next-retry">
-      {props.delivery.attemptCount === 0 ? "First attempt" : "Next retry"} at {localTime(at)}
+      {props.delivery.attemptCount === 0 ? "First attempt" : "Next retry"} at{" "}
+      <Time iso={at} relative={false} />
       {waitMs > 0 ? ` (in ${formatRemaining(waitMs)})` : " (due now)"}
     </p>
   );
@@ -99,10 +101,7 @@ function DeliveryItem(props: {
           <strong>{d.eventType}</strong>{" "}
           <span class="muted small">
             {kindWords[d.kind] && `(${kindWords[d.kind]}) `}
-            {d.manual && "(resent) "}·{" "}
-            <time dateTime={d.createdAt} title={utcTitle(d.createdAt)}>
-              {localTime(d.createdAt)}
-            </time>
+            {d.manual && "(resent) "}· <Time iso={d.createdAt} />
           </span>
           {props.endpointName && (
             <span class="block small muted break">to {props.endpointName}</span>
@@ -116,15 +115,11 @@ function DeliveryItem(props: {
         <ol class="attempt-list" aria-label={`Attempts of event ${d.eventId}`}>
           {d.attempts.map((a) => (
             <li data-testid="attempt" data-outcome={a.outcome}>
-              <span class="muted">#{a.number}</span>{" "}
-              <time dateTime={a.at} title={utcTitle(a.at)}>
-                {localTime(a.at)}
-              </time>{" "}
-              ·{" "}
+              <span class="muted">#{a.number}</span> <Time iso={a.at} relative={false} /> ·{" "}
               <strong class={a.outcome === "failed" ? "danger-text" : ""}>
                 {attemptResult(a)}
               </strong>{" "}
-              · {a.durationMs} ms
+              · {formatDurationMs(a.durationMs)}
               {a.statusCode === null && a.error && <span class="block muted">{a.error}</span>}
             </li>
           ))}

@@ -44,6 +44,17 @@ export function exactUtc(iso: string): string {
   return `${date.toISOString().slice(0, 19).replace("T", " ")} UTC`;
 }
 
+/** The hour of a chart's bucket in the browser's zone and language, e.g. "14:00". */
+export function localHour(iso: string, locale?: string, timeZone?: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return new Intl.DateTimeFormat(locale, {
+    hour: "2-digit",
+    minute: "2-digit",
+    ...(timeZone ? { timeZone } : {}),
+  }).format(date);
+}
+
 /** A duration in whole milliseconds, grouped for reading: "87 ms", "10,000 ms". */
 export function formatDurationMs(ms: number, locale?: string): string {
   return `${new Intl.NumberFormat(locale, { maximumFractionDigits: 0 }).format(ms)} ms`;
@@ -61,5 +72,14 @@ export function formatMoney(amount: string, currency: string, locale?: string): 
     return format.format(amount as unknown as number);
   } catch {
     return `${amount} ${currency}`;
+  }
+}
+
+/** A JSON body indented for reading; anything that is not JSON is shown as it came. */
+export function prettyJson(body: string): string {
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return body;
   }
 }

@@ -34,9 +34,9 @@ export function QuickStart(props: { apiBaseUrl: string; onDismissed: () => void 
         <li>Verify it: send a code from the endpoint's page and enter what your receiver got.</li>
       </ol>
       <p>
-        Read the <a href="/v1/docs">API reference</a>. The receiver kit (
-        <code>examples/receiver</code> in the Svc distribution) verifies signatures and
-        de-duplicates events for you; the reference's webhook section describes the same rules.
+        Read the <a href="/v1/docs">API reference</a>. The <a href="#/receiver-kit">receiver kit</a>{" "}
+        (TypeScript and Python, to copy or download) verifies signatures and de-duplicates events
+        for you; the reference's webhook section describes the same rules.
       </p>
       <Feedback action={dismiss} />
       <button

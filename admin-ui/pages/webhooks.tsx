@@ -120,6 +120,10 @@ export function WebhooksPage() {
         <code>Svc-Webhook-Signature</code>). An endpoint receives account events once it is verified
         and active. {endpoints.data && `${list.length} of ${max} endpoints in use.`}
       </p>
+      <p>
+        The <a href="#/receiver-kit">receiver kit</a> checks signatures and de-duplicates events for
+        your receiver (TypeScript and Python).
+      </p>
       {added && (
         <SecretOnce
           label="signing secret"

@@ -187,8 +187,15 @@ for (const size of sizes) {
       await attempt.getByTestId("attempt-result").getByText("HTTP 500").waitFor();
       await attempt
         .getByTestId("attempt-duration")
-        .getByText(/^\d+ ms$/)
+        .getByText(/^\d{1,3}(,\d{3})* ms$/)
         .waitFor();
+      // The shared time format: local time and relative form, the exact UTC of the instant on hover.
+      const attemptTime = attempt.getByTestId("time").first();
+      const attemptAt = (await attemptTime.getAttribute("datetime")) ?? "";
+      expect(await attemptTime.getAttribute("title")).toBe(
+        `${new Date(attemptAt).toISOString().slice(0, 19).replace("T", " ")} UTC`,
+      );
+      expect(await attemptTime.textContent()).toMatch(/ · .*(ago|now)/);
       expect(await attempt.getByTestId("header-Svc-Webhook-Signature").textContent()).toBe(
         sent?.headers["svc-webhook-signature"] as string,
       );

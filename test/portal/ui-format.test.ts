@@ -4,7 +4,9 @@ import {
   exactUtc,
   formatDurationMs,
   formatMoney,
+  localHour,
   localTime,
+  prettyJson,
   relativeTime,
 } from "../../admin-ui/components/format.ts";
 import { formatRetry } from "../../admin-ui/components/retry.ts";
@@ -40,6 +42,20 @@ describe("portal formats (issue 19: local times, ms, money in the account's curr
     const iso = "2026-11-25T06:35:16.000Z";
     expect(localTime(iso, "en-GB", "Pacific/Auckland")).toBe("25 Nov 2026, 19:35");
     expect(exactUtc(iso)).toBe("2026-11-25 06:35:16 UTC");
+    expect(exactUtc("2026-11-25T06:35:16Z")).toBe("2026-11-25 06:35:16 UTC");
+  });
+
+  test("a chart's hour is written in the given zone (the delivery log uses the shared formats)", () => {
+    expect(localHour("2026-11-25T06:00:00.000Z", "en-GB", "Pacific/Auckland")).toBe("19:00");
+    expect(localHour("2026-11-25T06:00:00.000Z", "en-GB", "UTC")).toBe("06:00");
+    expect(localHour("not a time")).toBe("not a time");
+  });
+
+  test("a JSON body is indented for reading; a body that is not JSON is shown as it came", () => {
+    expect(prettyJson('{"id":"e1","data":{"n":1}}')).toBe(
+      '{\n  "id": "e1",\n  "data": {\n    "n": 1\n  }\n}',
+    );
+    expect(prettyJson("not json {")).toBe("not json {");
   });
 
   test("durations are whole milliseconds; money uses the currency's own format without float rounding", () => {
