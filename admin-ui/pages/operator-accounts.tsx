@@ -141,7 +141,7 @@ export function OperatorAccountsPage() {
           setQuery(search.trim());
         }}
       >
-        <label for="account-search">Search by id, name or e-mail</label>
+        <label for="account-search">Search by id, name, e-mail or connection id</label>
         <input
           id="account-search"
           type="search"
