@@ -5,15 +5,23 @@ import { Database } from "bun:sqlite";
 import { expect } from "bun:test";
 import { join } from "node:path";
 import { SQL } from "bun";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import {
+  type Browser,
+  type BrowserContext,
+  chromium,
+  type Locator,
+  type Page,
+} from "playwright-core";
 import { seriousAxeFindings } from "./axe.ts";
 import { runBinary, type StartedBinary } from "./binary.ts";
 import { chromiumFlags, chromiumPath, screenshot } from "./browser.ts";
 import { engineEnvFor } from "./engine.ts";
 
 export const viewports = [
-  { name: "desktop", width: 1280, height: 800 },
-  { name: "phone", width: 375, height: 740 },
+  { name: "desktop", width: 1280, height: 800, touch: false },
+  // A touch screen, but not chromium's mobile emulation: that would zoom out to fit a page
+  // wider than the window and hide exactly what expectFits looks for.
+  { name: "phone", width: 375, height: 740, touch: true },
 ] as const;
 export type Viewport = (typeof viewports)[number];
 
@@ -30,6 +38,7 @@ export async function freshPage(
 ): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({
     viewport: { width: viewport.width, height: viewport.height },
+    hasTouch: viewport.touch,
     locale: browserLocale,
     timezoneId: browserTimeZone,
     permissions: ["clipboard-read", "clipboard-write"],
@@ -83,13 +92,47 @@ export async function openNav(page: Page, label: string) {
   await page.getByRole("navigation", { name: "Portal" }).getByRole("link", { name: label }).click();
 }
 
+/** A tap on a touch screen, a click with a mouse: how a person at that size presses it. */
+export async function press(viewport: Viewport, target: Locator) {
+  if (viewport.touch) await target.tap();
+  else await target.click();
+}
+
 /** The page is no wider than the window (no sideways scrolling on a phone). */
 export async function expectFits(page: Page) {
-  const sizes = await page.evaluate(() => ({
-    scroll: document.documentElement.scrollWidth,
-    window: window.innerWidth,
-  }));
-  expect(sizes.scroll).toBeLessThanOrEqual(sizes.window);
+  const sizes = await page.evaluate(() => {
+    const window_ = window.innerWidth;
+    // What sticks out (elements, then text running out of its box), so a failure names it.
+    const name = (element: Element | null) =>
+      element
+        ? `${element.tagName.toLowerCase()}${element.id ? `#${element.id}` : ""}${element.className ? `.${String(element.className).split(" ").join(".")}` : ""}`
+        : "?";
+    const outside = [...document.querySelectorAll("body, body *")]
+      .filter((element) => element.getBoundingClientRect().right > window_ + 0.5)
+      .map(
+        (element) => `${name(element)} right=${Math.round(element.getBoundingClientRect().right)}`,
+      );
+    const texts = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    const range = document.createRange();
+    for (let node = texts.nextNode(); node; node = texts.nextNode()) {
+      range.selectNodeContents(node);
+      const right = range.getBoundingClientRect().right;
+      if (right > window_ + 0.5)
+        outside.push(
+          `text "${(node.textContent ?? "").slice(0, 40)}" in ${name(node.parentElement)} right=${Math.round(right)}`,
+        );
+    }
+    return {
+      scroll: document.documentElement.scrollWidth,
+      window: window_,
+      outside: outside.slice(-8),
+    };
+  });
+  if (sizes.scroll > sizes.window)
+    expect({ scroll: sizes.scroll, outside: sizes.outside }).toEqual({
+      scroll: sizes.window,
+      outside: [],
+    });
 }
 
 /** axe finds nothing critical or serious in the page as it is now; also the width check. */
