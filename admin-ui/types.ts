@@ -4,6 +4,7 @@ import type { Attention } from "../src/accounts/attention.ts";
 import type { BillingContact } from "../src/accounts/billing-contact.ts";
 import type { AccessDescription } from "../src/accounts/entitlement.ts";
 import type { OwnConnectionView } from "../src/banking/account-connections.ts";
+import type { OperatorConnectionView } from "../src/banking/operator-connections.ts";
 import type { SyncResult } from "../src/banking/sync.ts";
 import type { ApiKeyView, CreatedApiKey } from "../src/keys/api-keys.ts";
 import type { MailView } from "../src/mail/outbox.ts";
@@ -24,6 +25,7 @@ export type {
   EndpointWithSecret,
   MailView,
   OneOffSendView,
+  OperatorConnectionView,
   OwnConnectionView,
   PendingVerification,
   SyncResult,

@@ -2,10 +2,11 @@
 // showModal(), so the page behind is inert, Escape cancels and focus stays inside. It says
 // what will happen. Focus starts on Cancel (the safe answer); when the dialog closes it returns
 // to the button that opened it, or, if the action removed that button, to the action's
-// feedback (the caller's Feedback takes it) - never to <body>.
+// feedback in the nearest part of the page still there (the newest message, once the action
+// has finished) - never to <body>.
 import type { ComponentChildren } from "preact";
 import { useEffect, useId, useRef, useState } from "preact/hooks";
-import { failureText } from "./feedback.tsx";
+import { failureText, newestFeedback } from "./feedback.tsx";
 
 export function ConfirmDialog(props: {
   /** The button that opens the dialog. */
@@ -28,13 +29,22 @@ export function ConfirmDialog(props: {
   const [error, setError] = useState<unknown>(undefined);
   const id = useId();
   const kind = props.kind ?? "danger";
-  /** The row, card or section the opener sits in: where focus goes if the opener is gone. */
-  const scope = useRef<Element | null>(null);
+  /**
+   * The row, card or section the opener sits in, then the ones around it: focus goes to the
+   * nearest one still in the page if the opener is gone.
+   */
+  const scopes = useRef<Element[]>([]);
   const isOpen = useRef(false);
+  /** The confirmed action while it runs: focus settles after it (its outcome is then shown). */
+  const running = useRef<Promise<void> | undefined>(undefined);
 
   const open = () => {
     setError(undefined);
-    scope.current = trigger.current?.closest("tr, li, form, section") ?? null;
+    const around: Element[] = [];
+    const scope = "tr, li, form, section";
+    for (let at = trigger.current?.closest(scope); at; at = at.parentElement?.closest(scope))
+      around.push(at);
+    scopes.current = around;
     dialog.current?.showModal();
     isOpen.current = true;
     cancel.current?.focus();
@@ -48,15 +58,16 @@ export function ConfirmDialog(props: {
       }
       const active = document.activeElement;
       if (active && active !== document.body && active.isConnected) return;
-      const place = scope.current?.isConnected ? scope.current : document.getElementById("main");
-      const target =
-        place?.querySelector<HTMLElement>("[data-feedback-message]") ??
-        document.getElementById("main");
+      const main = document.getElementById("main");
+      const place = scopes.current.find((at) => at.isConnected) ?? main;
+      const target = (place && newestFeedback(place)) ?? main;
       target?.focus();
     }, 0);
   useEffect(
     () => () => {
-      if (isOpen.current) settleFocus();
+      // Removed while open, typically by its own action re-rendering the list: settle focus
+      // once that action has finished and shown its outcome.
+      if (isOpen.current) void (running.current ?? Promise.resolve()).finally(settleFocus);
     },
     [],
   );
@@ -107,7 +118,12 @@ export function ConfirmDialog(props: {
               setBusy(true);
               setError(undefined);
               try {
-                await props.onConfirm();
+                const work = Promise.resolve().then(() => props.onConfirm());
+                running.current = work.then(
+                  () => undefined,
+                  () => undefined,
+                );
+                await work;
                 close();
               } catch (failure) {
                 setError(failure);

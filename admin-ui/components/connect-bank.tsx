@@ -169,7 +169,8 @@ export function ConnectBankCard(props: { onLinked: () => Promise<void> }) {
 /**
  * Remove a connection (issue 19): after a confirmation that says what goes with it. A real
  * bank's session ends at the provider too (Enable Banking). The outcome is reported by the
- * page's `action`, outside the card that disappears.
+ * page's `action`, outside the card that disappears. The owner's Connections page removes its
+ * own; an operator (`account` given) removes any account's through the operator route.
  */
 export function RemoveConnectionButton(props: {
   id: string;
@@ -177,18 +178,25 @@ export function RemoveConnectionButton(props: {
   provider: string;
   action: Action;
   onRemoved: () => Promise<void>;
+  /** The service account's name, when an operator removes another account's connection. */
+  account?: string;
 }) {
+  const { account } = props;
+  const whose = account === undefined ? "" : ` of ${account}`;
   return (
     <ConfirmDialog
       label="Remove"
-      labelFull={`Remove ${props.institution}`}
-      title={`Remove the connection to ${props.institution}?`}
+      labelFull={`Remove ${props.institution}${whose}`}
+      title={`Remove the connection to ${props.institution}${whose}?`}
       confirmLabel="Remove connection"
       onConfirm={() =>
         props.action.run(async () => {
-          await api("DELETE", `/bank-links/${props.id}`);
+          await api(
+            "DELETE",
+            account === undefined ? `/bank-links/${props.id}` : `/operator/connections/${props.id}`,
+          );
           await props.onRemoved();
-          return `Removed the connection to ${props.institution} with its accounts and data.`;
+          return `Removed the connection to ${props.institution}${whose} with its accounts and data.`;
         })
       }
     >
@@ -197,7 +205,9 @@ export function RemoveConnectionButton(props: {
         and no more events are raised for them.
         {props.provider === "enable_banking" &&
           " The session at Enable Banking is ended, so the bank's consent is given up."}{" "}
-        This cannot be undone: to get the data back, connect the bank again.
+        {account === undefined
+          ? "This cannot be undone: to get the data back, connect the bank again."
+          : "This cannot be undone: to get the data back, the account's owner connects the bank again (or you import it again)."}
       </p>
     </ConfirmDialog>
   );

@@ -4,7 +4,7 @@
 // the control that had focus (a confirm dialog closed, a button replaced), focus moves to the
 // message rather than falling to <body>.
 import type { ComponentChildren } from "preact";
-import { useEffect, useRef } from "preact/hooks";
+import { useEffect, useMemo, useRef } from "preact/hooks";
 import { ApiFailure } from "../api.ts";
 import type { Action } from "../use-action.ts";
 import { formatRetry } from "./retry.ts";
@@ -26,6 +26,22 @@ export function rescueFocus(target: HTMLElement | null): void {
   if (!active || active === document.body || !active.isConnected) target.focus();
 }
 
+/** Counts outcomes shown by any Feedback, so the newest one can be told from older ones. */
+let outcomesShown = 0;
+
+/**
+ * The newest action outcome shown inside `place`: where focus goes when the control that ran
+ * the action is gone (a removed row's confirm dialog), not an older message beside it.
+ */
+export function newestFeedback(place: ParentNode): HTMLElement | null {
+  let newest: HTMLElement | null = null;
+  for (const message of place.querySelectorAll<HTMLElement>("[data-feedback-message]")) {
+    if (!newest || Number(message.dataset.feedbackMessage) > Number(newest.dataset.feedbackMessage))
+      newest = message;
+  }
+  return newest;
+}
+
 export function Feedback(props: {
   action: Pick<Action, "error" | "success" | "version">;
   /** Extra content shown with a success (e.g. a link to the next step). */
@@ -34,6 +50,8 @@ export function Feedback(props: {
 }) {
   const { error, success, version } = props.action;
   const message = useRef<HTMLDivElement>(null);
+  // A new number for each outcome (version counts them).
+  const order = useMemo(() => ++outcomesShown, [version]);
   useEffect(() => {
     if (version > 0 && (error !== undefined || success !== undefined)) rescueFocus(message.current);
   }, [version, error, success]);
@@ -43,7 +61,7 @@ export function Feedback(props: {
         <div
           ref={message}
           tabIndex={-1}
-          data-feedback-message
+          data-feedback-message={order}
           class="notice notice-error"
           data-testid="feedback-error"
         >
@@ -54,7 +72,7 @@ export function Feedback(props: {
         <div
           ref={message}
           tabIndex={-1}
-          data-feedback-message
+          data-feedback-message={order}
           class="notice notice-success"
           data-testid="feedback-success"
         >

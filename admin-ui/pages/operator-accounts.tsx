@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { CopyId } from "../components/copy.tsx";
 import { ListState } from "../components/list-state.tsx";
+import { AccountConnections } from "../components/operator-connections.tsx";
 import { Time } from "../components/time.tsx";
 import { ActionButton, Badge, ErrorNotice, Notice } from "../components/ui.tsx";
 import { useAction } from "../use-action.ts";
@@ -124,6 +125,14 @@ export function OperatorAccountsPage() {
   const [search, setSearch] = useState("");
   const [query, setQuery] = useState("");
   const [open, setOpen] = useState<string | undefined>(undefined);
+  /** Accounts whose connections are shown (several may be open at once). */
+  const [showing, setShowing] = useState<ReadonlySet<string>>(new Set());
+  const toggleConnections = (id: string) =>
+    setShowing((now) => {
+      const next = new Set(now);
+      if (!next.delete(id)) next.add(id);
+      return next;
+    });
   const accounts = useResource<{ data: Account[] }>(
     `/operator/accounts${query ? `?search=${encodeURIComponent(query)}` : ""}`,
   );
@@ -141,7 +150,7 @@ export function OperatorAccountsPage() {
           setQuery(search.trim());
         }}
       >
-        <label for="account-search">Search by id, name or e-mail</label>
+        <label for="account-search">Search by id, name, e-mail or connection id</label>
         <input
           id="account-search"
           type="search"
@@ -189,15 +198,31 @@ export function OperatorAccountsPage() {
               <p class="muted small">
                 Created <Time iso={account.createdAt} />
               </p>
-              <button
-                type="button"
-                class="button button-secondary"
-                aria-expanded={open === account.id}
-                onClick={() => setOpen(open === account.id ? undefined : account.id)}
-              >
-                {open === account.id ? "Close" : "Change status and flags"}
-              </button>
+              <div class="actions">
+                <button
+                  type="button"
+                  class="button button-secondary"
+                  aria-expanded={open === account.id}
+                  onClick={() => setOpen(open === account.id ? undefined : account.id)}
+                >
+                  {open === account.id ? "Close" : "Change status and flags"}
+                </button>
+                <button
+                  type="button"
+                  class="button button-secondary"
+                  aria-expanded={showing.has(account.id)}
+                  aria-controls={`account-connections-${account.id}`}
+                  onClick={() => toggleConnections(account.id)}
+                >
+                  {showing.has(account.id) ? "Hide connections" : "Connections"}
+                </button>
+              </div>
               {open === account.id && <AccountEditor account={account} onSaved={accounts.reload} />}
+              <div id={`account-connections-${account.id}`}>
+                {showing.has(account.id) && (
+                  <AccountConnections accountId={account.id} accountName={account.name} />
+                )}
+              </div>
             </li>
           ))}
         </ul>

@@ -76,9 +76,12 @@ export function OperatorImportPage() {
   const outcome = useRef<HTMLDivElement>(null);
   const action = useAction();
   const list = accounts.data?.data ?? [];
+  // The first account until the operator picks one; a pick made while the list was still
+  // arriving is never overwritten (the update reads the current choice, not a stale one).
+  const firstAccountId = list[0]?.id;
   useEffect(() => {
-    if (!accountId && list[0]) setAccountId(list[0].id);
-  }, [accountId, list]);
+    if (firstAccountId) setAccountId((chosen) => chosen || firstAccountId);
+  }, [firstAccountId]);
   // The outcome (result or problems) takes focus: the button that sent it stays, but the
   // answer is what the operator needs to read next.
   useEffect(() => {

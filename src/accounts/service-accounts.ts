@@ -1,6 +1,6 @@
 // Service accounts (tenants) and their users (DESIGN.md "Tenancy"). Operators set the
 // status, subscription and flags that decide entitlement (spec 3, 7).
-import { type AnyColumn, asc, eq, or, sql } from "drizzle-orm";
+import { type AnyColumn, and, asc, eq, exists, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Clock } from "../clock.ts";
 import {
@@ -172,13 +172,20 @@ export async function updateServiceAccount(
   return view(db, id);
 }
 
-/** All accounts, optionally filtered by a search over id, name and user e-mails. */
+/** All accounts, optionally filtered by a search over id, name, user e-mails and connection ids. */
 export async function listServiceAccounts(db: Db, search?: string): Promise<ServiceAccountView[]> {
   const term = search?.trim().toLowerCase();
   const pattern = term ? `%${term.replace(/[%_\\]/g, "\\$&")}%` : undefined;
-  const { serviceAccounts, users } = db.t;
+  const { connections, serviceAccounts, users } = db.t;
   // lower() on both sides: SQLite's LIKE ignores ASCII case, PostgreSQL's does not.
   const like = (column: AnyColumn) => sql`lower(${column}) LIKE ${pattern} ESCAPE '\\'`;
+  // An operator handed a connection id (a support request, a log line) finds its account.
+  const connectionMatches = exists(
+    db
+      .select({ one: sql`1` })
+      .from(connections)
+      .where(and(eq(connections.serviceAccountId, serviceAccounts.id), like(connections.id))),
+  );
   const rows = await db
     // PostgreSQL wants DISTINCT's ORDER BY columns selected.
     .selectDistinct({ id: serviceAccounts.id, createdAt: serviceAccounts.createdAt })
@@ -186,7 +193,12 @@ export async function listServiceAccounts(db: Db, search?: string): Promise<Serv
     .leftJoin(users, eq(users.serviceAccountId, serviceAccounts.id))
     .where(
       pattern
-        ? or(like(serviceAccounts.id), like(serviceAccounts.name), like(users.email))
+        ? or(
+            like(serviceAccounts.id),
+            like(serviceAccounts.name),
+            like(users.email),
+            connectionMatches,
+          )
         : undefined,
     )
     .orderBy(asc(serviceAccounts.createdAt), asc(serviceAccounts.id));

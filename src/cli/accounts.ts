@@ -137,7 +137,10 @@ export function registerAccounts(program: Command, io: CliIo): void {
   accounts
     .command("list")
     .description("List service accounts.")
-    .option("--search <text>", "only accounts whose id, name or user e-mail contains this")
+    .option(
+      "--search <text>",
+      "only accounts whose id, name, user e-mail or connection id contains this",
+    )
     .action(async (options: { search?: string }, cmd: Command) => {
       await withServices(io, cmd, async (services, out) => {
         const list = await listServiceAccounts(services.db, options.search);

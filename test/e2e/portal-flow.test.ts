@@ -412,7 +412,7 @@ describe("portal in a real browser against the compiled binary", () => {
     await screenshot(page, "14-operator-settings");
 
     await openNav("Accounts");
-    await page.getByLabel("Search by id, name or e-mail").fill(ownerEmail);
+    await page.getByLabel("Search by id, name, e-mail or connection id").fill(ownerEmail);
     await page.getByRole("button", { name: "Search" }).click();
     await page
       .getByTestId("account-card")

@@ -3,20 +3,54 @@
 // are proven), desktop and phone sizes, and small helpers for signing in and checking pages.
 // What needs no bun:test lives in portal-session.ts (scripts use it too) and is re-exported.
 import { expect } from "bun:test";
-import type { Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { seriousAxeFindings } from "./axe.ts";
 import { screenshot } from "./browser.ts";
 import type { Viewport } from "./portal-session.ts";
 
 export * from "./portal-session.ts";
 
+/** A tap on a touch screen, a click with a mouse: how a person at that size presses it. */
+export async function press(viewport: Viewport, target: Locator) {
+  if (viewport.touch) await target.tap();
+  else await target.click();
+}
+
 /** The page is no wider than the window (no sideways scrolling on a phone). */
 export async function expectFits(page: Page) {
-  const sizes = await page.evaluate(() => ({
-    scroll: document.documentElement.scrollWidth,
-    window: window.innerWidth,
-  }));
-  expect(sizes.scroll).toBeLessThanOrEqual(sizes.window);
+  const sizes = await page.evaluate(() => {
+    const window_ = window.innerWidth;
+    // What sticks out (elements, then text running out of its box), so a failure names it.
+    const name = (element: Element | null) =>
+      element
+        ? `${element.tagName.toLowerCase()}${element.id ? `#${element.id}` : ""}${element.className ? `.${String(element.className).split(" ").join(".")}` : ""}`
+        : "?";
+    const outside = [...document.querySelectorAll("body, body *")]
+      .filter((element) => element.getBoundingClientRect().right > window_ + 0.5)
+      .map(
+        (element) => `${name(element)} right=${Math.round(element.getBoundingClientRect().right)}`,
+      );
+    const texts = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    const range = document.createRange();
+    for (let node = texts.nextNode(); node; node = texts.nextNode()) {
+      range.selectNodeContents(node);
+      const right = range.getBoundingClientRect().right;
+      if (right > window_ + 0.5)
+        outside.push(
+          `text "${(node.textContent ?? "").slice(0, 40)}" in ${name(node.parentElement)} right=${Math.round(right)}`,
+        );
+    }
+    return {
+      scroll: document.documentElement.scrollWidth,
+      window: window_,
+      outside: outside.slice(-8),
+    };
+  });
+  if (sizes.scroll > sizes.window)
+    expect({ scroll: sizes.scroll, outside: sizes.outside }).toEqual({
+      scroll: sizes.window,
+      outside: [],
+    });
 }
 
 /** axe finds nothing critical or serious in the page as it is now; also the width check. */

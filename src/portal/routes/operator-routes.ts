@@ -10,6 +10,7 @@ import { createImportRoutes } from "../../banking/import/routes.ts";
 import { readJson, readQuery } from "../../http/validate.ts";
 import { listMail } from "../../mail/outbox.ts";
 import type { Services } from "../../services.ts";
+import { operatorConnectionRoutes } from "./operator-connection-routes.ts";
 
 const mailQuery = z.object({
   account: z.uuid("must be a service account id").optional(),
@@ -91,6 +92,9 @@ export function operatorRoutes(services: Services): Hono {
       smtpConfigured: config.smtpUrl !== undefined,
     });
   });
+
+  // Any account's connections: list with ids, remove (issue 19).
+  app.route("/connections", operatorConnectionRoutes(services));
 
   // Operator ingest: the same JSON document as `svc import`.
   app.route("/import", createImportRoutes(services));
