@@ -107,13 +107,15 @@ describe("first sync", () => {
   test("outbox.notify() is called after the commit when events were raised", async () => {
     const s = await linkedBank();
     let notified = 0;
-    s.services.outbox.subscribe(() => {
+    const unsubscribe = s.services.outbox.subscribe(() => {
       notified++;
     });
     await s.sync();
     expect(notified).toBe(1);
     await s.sync();
     expect(notified).toBe(1);
+    // Stop listening before the database is dropped (on PostgreSQL the relay holds a LISTEN).
+    await unsubscribe();
   });
 });
 
