@@ -97,7 +97,7 @@ export const shots: Shot[] = [
     "/operator/accounts",
     "Service accounts",
     async (page) => {
-      await page.getByLabel("Search by id, name or e-mail").fill("owner");
+      await page.getByLabel("Search by id, name, e-mail or connection id").fill("owner");
       const answered = page.waitForResponse((r) =>
         r.url().includes("/operator/accounts?search=owner"),
       );
