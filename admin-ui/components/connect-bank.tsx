@@ -4,10 +4,11 @@
 // own component so the connections page only mounts it.
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
+import type { OwnConnectionView } from "../types.ts";
 import { type Action, useAction } from "../use-action.ts";
 import { useResource } from "../use-resource.ts";
 import { ConfirmDialog } from "./confirm-dialog.tsx";
-import { ActionButton, ErrorNotice, Field, Notice, TextField } from "./ui.tsx";
+import { ActionButton, Badge, ErrorNotice, Field, Notice, TextField } from "./ui.tsx";
 
 interface ProviderInfo {
   name: "enable_banking" | "simplefin";
@@ -19,6 +20,25 @@ const providerLabel: Record<ProviderInfo["name"], string> = {
   enable_banking: "European bank (Enable Banking)",
   simplefin: "North American bank (SimpleFIN Bridge)",
 };
+
+const statusTone: Record<OwnConnectionView["status"], "good" | "warn" | "bad" | "neutral"> = {
+  linked: "good",
+  initiated: "neutral",
+  awaiting_auth: "warn",
+  rejected: "bad",
+  suspended: "bad",
+  expired: "bad",
+  error: "bad",
+};
+
+/** A connection's status as a coloured badge; owners' and operators' pages show it alike. */
+export function ConnectionStatusBadge(props: { status: OwnConnectionView["status"] }) {
+  return (
+    <Badge tone={statusTone[props.status]}>
+      <span data-testid="connection-status">{props.status.replace("_", " ")}</span>
+    </Badge>
+  );
+}
 
 export function providerName(provider: string): string {
   switch (provider) {

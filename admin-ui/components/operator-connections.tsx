@@ -5,22 +5,11 @@
 import type { OperatorConnectionView } from "../types.ts";
 import { useAction } from "../use-action.ts";
 import { useResource } from "../use-resource.ts";
-import { providerName, RemoveConnectionButton } from "./connect-bank.tsx";
+import { ConnectionStatusBadge, providerName, RemoveConnectionButton } from "./connect-bank.tsx";
 import { CopyId } from "./copy.tsx";
 import { Feedback } from "./feedback.tsx";
 import { ListState } from "./list-state.tsx";
 import { Time } from "./time.tsx";
-import { Badge } from "./ui.tsx";
-
-const statusTone: Record<OperatorConnectionView["status"], "good" | "warn" | "bad" | "neutral"> = {
-  linked: "good",
-  initiated: "neutral",
-  awaiting_auth: "warn",
-  rejected: "bad",
-  suspended: "bad",
-  expired: "bad",
-  error: "bad",
-};
 
 export function AccountConnections(props: { accountId: string; accountName: string }) {
   const connections = useResource<{ data: OperatorConnectionView[] }>(
@@ -59,9 +48,7 @@ export function AccountConnections(props: { accountId: string; accountName: stri
                   </div>
                   <CopyId label="connection id" value={c.id} />
                 </div>
-                <Badge tone={statusTone[c.status]}>
-                  <span data-testid="connection-status">{c.status.replace("_", " ")}</span>
-                </Badge>
+                <ConnectionStatusBadge status={c.status} />
               </div>
               {c.error && <p class="small">Error: {c.error}</p>}
               {c.accounts.length === 0 ? (

@@ -3,6 +3,7 @@ import { api } from "../api.ts";
 import { announceAttentionChange } from "../components/attention-banner.tsx";
 import {
   ConnectBankCard,
+  ConnectionStatusBadge,
   providerName,
   RemoveConnectionButton,
 } from "../components/connect-bank.tsx";
@@ -11,20 +12,10 @@ import { Feedback } from "../components/feedback.tsx";
 import { formatMoney } from "../components/format.ts";
 import { ListState } from "../components/list-state.tsx";
 import { Time } from "../components/time.tsx";
-import { ActionButton, Badge, formatTime, Notice } from "../components/ui.tsx";
+import { ActionButton, formatTime, Notice } from "../components/ui.tsx";
 import type { OwnConnectionView, SyncResult } from "../types.ts";
 import { type Action, useAction } from "../use-action.ts";
 import { useResource } from "../use-resource.ts";
-
-const statusTone: Record<OwnConnectionView["status"], "good" | "warn" | "bad" | "neutral"> = {
-  linked: "good",
-  initiated: "neutral",
-  awaiting_auth: "warn",
-  rejected: "bad",
-  suspended: "bad",
-  expired: "bad",
-  error: "bad",
-};
 
 function describeSync(result: SyncResult): { kind: "success" | "info" | "error"; text: string } {
   switch (result.outcome) {
@@ -70,9 +61,7 @@ function ConnectionCard(props: {
           </div>
           <CopyId label="connection id" value={c.id} />
         </div>
-        <Badge tone={statusTone[c.status]}>
-          <span data-testid="connection-status">{c.status.replace("_", " ")}</span>
-        </Badge>
+        <ConnectionStatusBadge status={c.status} />
       </div>
       {c.error && <Notice kind="error">{c.error}</Notice>}
       <p class="small">
