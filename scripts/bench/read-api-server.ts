@@ -102,7 +102,10 @@ const api = Bun.serve({
   fetch(request, server) {
     served.total++;
     const answer = app.fetch(request, server);
-    if (!(answer instanceof Promise)) return answer;
+    if (!(answer instanceof Promise)) {
+      if (app.fromCache(answer)) served.cached++;
+      return answer;
+    }
     return answer.then((response) => {
       if (app.fromCache(response)) served.cached++;
       return response;

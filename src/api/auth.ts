@@ -5,7 +5,7 @@
 import type { MiddlewareHandler } from "hono";
 import { decideApiAccess } from "../accounts/entitlement.ts";
 import { ApiError, type ErrorCode } from "../http/errors.ts";
-import type { KeyAuthenticator } from "../keys/authenticate.ts";
+import type { KeyAuthenticator, KeyCheck } from "../keys/authenticate.ts";
 import { type KeyRateLimiter, type RateLimitDecision, rateLimitHeaders } from "./rate-limit.ts";
 
 /** Who the request acts for: every read is scoped to `serviceAccountId`. */
@@ -45,12 +45,14 @@ export type CheckedAccess = WeakMap<Request, ApiAccess>;
 /**
  * The key and account checks of one request, from its Authorization header (undefined or null
  * when absent), in the order above. Shared by the middleware and the cached-answer lane.
+ * Synchronous when the key check is (a remembered key row), so the lane can answer without a
+ * promise turn.
  */
-export async function checkApiAccess(
+export function checkApiAccess(
   authenticator: KeyAuthenticator,
   header: string | null | undefined,
   now?: Date,
-): Promise<ApiAccess> {
+): ApiAccess | Promise<ApiAccess> {
   if (header === undefined || header === null) {
     return refused("not_authenticated", apiKeyRefusalMessages.missing);
   }
@@ -58,7 +60,11 @@ export async function checkApiAccess(
   if (presented === undefined) {
     return refused("invalid_api_key", apiKeyRefusalMessages.notBearer);
   }
-  const check = await authenticator.check(presented, now);
+  const check = authenticator.check(presented, now);
+  return check instanceof Promise ? check.then(accessFromCheck) : accessFromCheck(check);
+}
+
+function accessFromCheck(check: KeyCheck): ApiAccess {
   if (!check.ok) {
     const message =
       check.reason === "malformed"

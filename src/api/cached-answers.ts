@@ -12,15 +12,18 @@ import type { KeyAuthenticator } from "../keys/authenticate.ts";
 import type { Logger } from "../log.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import type { AnswerCache, CachedAnswer } from "./answer-cache.ts";
-import { type CheckedAccess, checkApiAccess } from "./auth.ts";
+import { type ApiAccess, type CheckedAccess, checkApiAccess } from "./auth.ts";
 import { ifNoneMatchMatches } from "./etag.ts";
 import { type KeyRateLimiter, type RateLimitDecision, setRateLimitState } from "./rate-limit.ts";
 
 /**
  * Undefined at once for a request the lane never serves (not a GET under /v1/); otherwise the
- * remembered answer, or undefined for the router to answer.
+ * remembered answer, or undefined for the router to answer. Synchronous when the key check is
+ * (a remembered key row: no promise turn on the hottest path), else a promise of the same.
  */
-export type CachedAnswerLane = (request: Request) => Promise<Response | undefined> | undefined;
+export type CachedAnswerLane = (
+  request: Request,
+) => Response | Promise<Response | undefined> | undefined;
 
 export function createCachedAnswerLane(deps: {
   answers: AnswerCache;
@@ -51,32 +54,38 @@ export function createCachedAnswerLane(deps: {
     }
     return recorder;
   };
-  const serve = async (request: Request, started: number): Promise<Response | undefined> => {
-    const url = request.url;
-    const now = deps.clock.now();
-    const access = await checkApiAccess(
-      deps.authenticator,
-      request.headers.get("authorization"),
-      now,
-    );
-    deps.checked.set(request, access);
-    if (!access.ok) return undefined;
+  const answer = (
+    request: Request,
+    access: ApiAccess,
+    now: Date,
+    started: number,
+  ): Response | undefined => {
+    if (!access.ok) {
+      deps.checked.set(request, access);
+      return undefined;
+    }
     const { principal } = access;
-    const answer = deps.answers.get(principal, url, now);
-    if (answer === undefined) return undefined;
+    const remembered = deps.answers.get(principal, request.url, now);
     let limit: RateLimitDecision | undefined;
-    if (deps.rateLimiter) {
-      // A refusal counts nothing, so the router's own check refuses this request the same way.
+    // A refusal counts nothing, so the router's own check refuses this request the same way.
+    if (remembered !== undefined && deps.rateLimiter) {
       limit = deps.rateLimiter.consume(principal.keyId, now);
-      if (!limit.allowed) return undefined;
+    }
+    if (remembered === undefined || (limit && !limit.allowed)) {
+      deps.checked.set(request, access);
+      return undefined;
     }
     const requestId = deps.requestIds.next();
     // A conditional read is decided after the key and the limit, like the router's (etag.ts).
-    const unchanged = ifNoneMatchMatches(request.headers.get("if-none-match"), answer.etag);
-    const response = unchanged ? answer.notModified.clone() : answer.template.clone();
+    const unchanged = ifNoneMatchMatches(request.headers.get("if-none-match"), remembered.etag);
+    const response = unchanged ? remembered.notModified.clone() : remembered.template.clone();
     if (limit) setRateLimitState(response.headers, limit);
     response.headers.set(requestIdHeader, requestId);
-    recorderFor(answer, principal.keyId, response.status)(performance.now() - started, requestId);
+    recorderFor(
+      remembered,
+      principal.keyId,
+      response.status,
+    )(performance.now() - started, requestId);
     return response;
   };
   return (request) => {
@@ -86,6 +95,15 @@ export function createCachedAnswerLane(deps: {
     const pathStart = url.indexOf("/", url.indexOf("//") + 2);
     if (!url.startsWith("/v1/", pathStart)) return undefined;
     // On any failure the router meets the same failure and answers it through the one error model.
-    return serve(request, started).catch(() => undefined);
+    try {
+      const now = deps.clock.now();
+      const access = checkApiAccess(deps.authenticator, request.headers.get("authorization"), now);
+      if (!(access instanceof Promise)) return answer(request, access, now, started);
+      return access
+        .then((checked) => answer(request, checked, now, started))
+        .catch(() => undefined);
+    } catch {
+      return undefined;
+    }
   };
 }

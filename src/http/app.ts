@@ -54,6 +54,10 @@ export function createHttpApp(services: Services, options: AppOptions = {}): Htt
     fetch: (request, server) => {
       const cached = v1.serveCached(request);
       if (cached === undefined) return app.fetch(request, server);
+      if (cached instanceof Response) {
+        remembered.add(cached);
+        return cached;
+      }
       return cached.then((answer) => {
         if (!answer) return app.fetch(request, server);
         remembered.add(answer);

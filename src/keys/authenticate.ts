@@ -26,8 +26,12 @@ export type KeyCheck =
   | { ok: false; reason: "revoked"; revokedAt: Date };
 
 export interface KeyAuthenticator {
-  /** `now`: the request's time, when the caller already has it. */
-  check(presentedKey: string, now?: Date): Promise<KeyCheck>;
+  /**
+   * `now`: the request's time, when the caller already has it. Answers synchronously when the
+   * key's row is remembered (SQLite, no commit since it was read), so the cached-answer lane
+   * serves such a request without a promise turn; otherwise the promise of the read.
+   */
+  check(presentedKey: string, now?: Date): KeyCheck | Promise<KeyCheck>;
 }
 
 /** Keys whose next last_used_at write is remembered at most (a few bytes each). */
@@ -69,26 +73,26 @@ export function createKeyAuthenticator(
     .innerJoin(serviceAccounts, eq(serviceAccounts.id, apiKeys.serviceAccountId))
     .where(eq(apiKeys.keyHash, sql.placeholder("hash")))
     .prepare("svc_key_lookup");
-  // When each key's last_used_at is next due to be written, so concurrent requests with one key
-  // queue one write, not one each.
   type KeyRow = Awaited<ReturnType<typeof lookup.execute>>[number];
-  /** Rows by key hash, valid while the change counter reads `rememberedAt`. */
-  const remembered = new Map<string, KeyRow>();
+  /**
+   * Known keys' decided checks by key hash, valid while the change counter reads `rememberedAt`:
+   * a hit costs the counter read and a map lookup, no query and no allocation.
+   */
+  const remembered = new Map<string, KeyCheck>();
   let rememberedAt = Number.NaN;
-  const findKey = async (hash: string): Promise<KeyRow | undefined> => {
-    if (!options.changeCounter) return (await lookup.execute({ hash }))[0];
-    // The counter is read before the row: a commit in between moves it, so the next check reads.
+  /** A known key's remembered check, if the change counter has not moved since it was read. */
+  const rememberedCheck = (hash: string): KeyCheck | undefined => {
+    if (!options.changeCounter) return undefined;
     const version = options.changeCounter();
     if (version !== rememberedAt) {
       remembered.clear();
       rememberedAt = version;
+      return undefined;
     }
-    const known = remembered.get(hash);
-    if (known) return known;
-    const [row] = await lookup.execute({ hash });
-    if (row && remembered.size < rememberedKeyEntries) remembered.set(hash, row);
-    return row;
+    return remembered.get(hash);
   };
+  // When each key's last_used_at is next due to be written, so concurrent requests with one key
+  // queue one write, not one each.
   const touchDueAt = new Map<string, number>();
   const touch = (keyId: string, now: number) => {
     if (touchDueAt.size >= touchMemoryEntries) touchDueAt.clear();
@@ -106,33 +110,56 @@ export function createKeyAuthenticator(
       { isolation: "read committed" },
     ).catch((error: unknown) => options.onTouchError?.(error));
   };
+  const touchIfDue = (check: KeyCheck, at: Date | undefined): KeyCheck => {
+    if (!check.ok) return check;
+    const now = (at ?? clock.now()).getTime();
+    // A key missing here (memory full and cleared) is touched again: the write is guarded.
+    if (now > (touchDueAt.get(check.keyId) ?? Number.NEGATIVE_INFINITY)) touch(check.keyId, now);
+    return check;
+  };
+  const decide = (row: KeyRow | undefined, hash: string): KeyCheck => {
+    // The index finds the row; the constant-time compare keeps the final check timing-flat.
+    if (!row || !constantTimeEqual(row.keyHash, hash)) return { ok: false, reason: "unknown" };
+    if (row.revokedAt !== null) return { ok: false, reason: "revoked", revokedAt: row.revokedAt };
+    if (!touchDueAt.has(row.keyId) && touchDueAt.size < touchMemoryEntries) {
+      touchDueAt.set(
+        row.keyId,
+        (row.lastUsedAt?.getTime() ?? Number.NEGATIVE_INFINITY) + lastUsedResolutionMs,
+      );
+    }
+    return {
+      ok: true,
+      keyId: row.keyId,
+      serviceAccountId: row.serviceAccountId,
+      dataGeneration: row.dataGeneration,
+      access: {
+        status: row.status,
+        subscriptionStatus: row.subscriptionStatus,
+        paymentFailed: row.paymentFailed,
+        disabled: row.disabled,
+        demo: row.demo,
+        connectEnabled: row.connectEnabled,
+      },
+    };
+  };
+  const readCheck = async (hash: string): Promise<KeyCheck> => {
+    // The counter is read before the row: a commit in between moves it, so the next check reads.
+    const version = options.changeCounter?.();
+    const [row] = await lookup.execute({ hash });
+    const check = decide(row, hash);
+    // Unknown keys are never remembered: guessing must not fill the memory.
+    if (row && version === rememberedAt && remembered.size < rememberedKeyEntries) {
+      remembered.set(hash, check);
+    }
+    return check;
+  };
   return {
-    async check(presentedKey, at) {
+    check(presentedKey, at) {
       if (!isWellFormedApiKey(presentedKey)) return { ok: false, reason: "malformed" };
       const hash = hashApiKey(presentedKey);
-      const row = await findKey(hash);
-      // The index finds the row; the constant-time compare keeps the final check timing-flat.
-      if (!row || !constantTimeEqual(row.keyHash, hash)) return { ok: false, reason: "unknown" };
-      if (row.revokedAt !== null) return { ok: false, reason: "revoked", revokedAt: row.revokedAt };
-      const now = (at ?? clock.now()).getTime();
-      const due =
-        touchDueAt.get(row.keyId) ??
-        (row.lastUsedAt?.getTime() ?? -Infinity) + lastUsedResolutionMs;
-      if (now > due) touch(row.keyId, now);
-      return {
-        ok: true,
-        keyId: row.keyId,
-        serviceAccountId: row.serviceAccountId,
-        dataGeneration: row.dataGeneration,
-        access: {
-          status: row.status,
-          subscriptionStatus: row.subscriptionStatus,
-          paymentFailed: row.paymentFailed,
-          disabled: row.disabled,
-          demo: row.demo,
-          connectEnabled: row.connectEnabled,
-        },
-      };
+      const known = rememberedCheck(hash);
+      if (known) return touchIfDue(known, at);
+      return readCheck(hash).then((check) => touchIfDue(check, at));
     },
   };
 }

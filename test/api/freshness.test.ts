@@ -10,7 +10,7 @@ import { openDatabase } from "../../src/db/open.ts";
 import { openSqliteDatabase } from "../../src/db/sqlite-store.ts";
 import type { Db } from "../../src/db/store.ts";
 import { first } from "../../src/db/store.ts";
-import { createKeyAuthenticator } from "../../src/keys/authenticate.ts";
+import { createKeyAuthenticator, type KeyCheck } from "../../src/keys/authenticate.ts";
 import { startApiHarness } from "../support/api.ts";
 import { insertTransactions } from "../support/bank-fixtures.ts";
 import { testEngine } from "../support/engine.ts";
@@ -165,7 +165,7 @@ describe("the SQLite change counter (key rows are reused while it stands still)"
     },
   );
 
-  test("a key's row is read again only after the counter moved (a counter held still proves the reuse)", async () => {
+  test("a key's row is read again only after the counter moved (a counter held still proves the reuse); a remembered key is answered without a promise", async () => {
     const tenant = await api.addTenant(`reuse-${crypto.randomUUID()}@example.com`);
     let version = 1;
     const authenticator = createKeyAuthenticator(api.services.db, api.clock, {
@@ -176,10 +176,17 @@ describe("the SQLite change counter (key rows are reused while it stands still)"
     await api.services.db.write((tx) =>
       tx.update(apiKeys).set({ revokedAt: api.clock.now() }).where(eq(apiKeys.id, tenant.keyId)),
     );
-    // The counter held still: the remembered row answers (what a real counter never allows).
-    expect((await authenticator.check(tenant.key)).ok).toBe(true);
+    // The counter held still: the remembered row answers (what a real counter never allows),
+    // synchronously, so the cached-answer lane serves it without a promise turn.
+    const remembered = authenticator.check(tenant.key);
+    expect(remembered).not.toBeInstanceOf(Promise);
+    expect((remembered as KeyCheck).ok).toBe(true);
     version = 2;
-    expect(await authenticator.check(tenant.key)).toMatchObject({ ok: false, reason: "revoked" });
+    const moved = authenticator.check(tenant.key);
+    expect(moved).toBeInstanceOf(Promise);
+    expect(await moved).toMatchObject({ ok: false, reason: "revoked" });
+    // A revoked key is remembered as revoked until the counter moves again.
+    expect(authenticator.check(tenant.key)).toMatchObject({ ok: false, reason: "revoked" });
   });
 });
 
