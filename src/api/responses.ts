@@ -34,7 +34,7 @@ const rateLimitDocs = {
 const etagDoc = {
   ETag: {
     description:
-      "Strong entity tag of this exact body (quoted base64url SHA-256). Send it back in `If-None-Match` to be answered 304 while the data is unchanged.",
+      "Strong entity tag of this exact body (a quoted 128-bit fingerprint of its bytes; opaque). Send it back in `If-None-Match` to be answered 304 while the data is unchanged.",
     schema: { type: "string" as const },
   },
 };

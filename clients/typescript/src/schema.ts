@@ -752,7 +752,7 @@ export interface operations {
             /** @description A page of accounts, in id order. */
             200: {
                 headers: {
-                    /** @description Strong entity tag of this exact body (quoted base64url SHA-256). Send it back in `If-None-Match` to be answered 304 while the data is unchanged. */
+                    /** @description Strong entity tag of this exact body (a quoted 128-bit fingerprint of its bytes; opaque). Send it back in `If-None-Match` to be answered 304 while the data is unchanged. */
                     ETag?: string;
                     /** @description Id of this request; quote it when reporting a problem. */
                     "Svc-Request-Id"?: string;
@@ -773,7 +773,7 @@ export interface operations {
             /** @description Not modified: `If-None-Match` matched the current answer's `ETag`. No body; counts against the rate limit like any read. */
             304: {
                 headers: {
-                    /** @description Strong entity tag of this exact body (quoted base64url SHA-256). Send it back in `If-None-Match` to be answered 304 while the data is unchanged. */
+                    /** @description Strong entity tag of this exact body (a quoted 128-bit fingerprint of its bytes; opaque). Send it back in `If-None-Match` to be answered 304 while the data is unchanged. */
                     ETag?: string;
                     /** @description Id of this request; quote it when reporting a problem. */
                     "Svc-Request-Id"?: string;
@@ -929,7 +929,7 @@ export interface operations {
             /** @description The account. */
             200: {
                 headers: {
-                    /** @description Strong entity tag of this exact body (quoted base64url SHA-256). Send it back in `If-None-Match` to be answered 304 while the data is unchanged. */
+                    /** @description Strong entity tag of this exact body (a quoted 128-bit fingerprint of its bytes; opaque). Send it back in `If-None-Match` to be answered 304 while the data is unchanged. */
                     ETag?: string;
                     /** @description Id of this request; quote it when reporting a problem. */
                     "Svc-Request-Id"?: string;
@@ -950,7 +950,7 @@ export interface operations {
             /** @description Not modified: `If-None-Match` matched the current answer's `ETag`. No body; counts against the rate limit like any read. */
             304: {
                 headers: {
-                    /** @description Strong entity tag of this exact body (quoted base64url SHA-256). Send it back in `If-None-Match` to be answered 304 while the data is unchanged. */
+                    /** @description Strong entity tag of this exact body (a quoted 128-bit fingerprint of its bytes; opaque). Send it back in `If-None-Match` to be answered 304 while the data is unchanged. */
                     ETag?: string;
                     /** @description Id of this request; quote it when reporting a problem. */
                     "Svc-Request-Id"?: string;
@@ -1127,7 +1127,7 @@ export interface operations {
             /** @description The latest balance. */
             200: {
                 headers: {
-                    /** @description Strong entity tag of this exact body (quoted base64url SHA-256). Send it back in `If-None-Match` to be answered 304 while the data is unchanged. */
+                    /** @description Strong entity tag of this exact body (a quoted 128-bit fingerprint of its bytes; opaque). Send it back in `If-None-Match` to be answered 304 while the data is unchanged. */
                     ETag?: string;
                     /** @description Id of this request; quote it when reporting a problem. */
                     "Svc-Request-Id"?: string;
@@ -1148,7 +1148,7 @@ export interface operations {
             /** @description Not modified: `If-None-Match` matched the current answer's `ETag`. No body; counts against the rate limit like any read. */
             304: {
                 headers: {
-                    /** @description Strong entity tag of this exact body (quoted base64url SHA-256). Send it back in `If-None-Match` to be answered 304 while the data is unchanged. */
+                    /** @description Strong entity tag of this exact body (a quoted 128-bit fingerprint of its bytes; opaque). Send it back in `If-None-Match` to be answered 304 while the data is unchanged. */
                     ETag?: string;
                     /** @description Id of this request; quote it when reporting a problem. */
                     "Svc-Request-Id"?: string;
@@ -1348,7 +1348,7 @@ export interface operations {
             /** @description A page of transactions. */
             200: {
                 headers: {
-                    /** @description Strong entity tag of this exact body (quoted base64url SHA-256). Send it back in `If-None-Match` to be answered 304 while the data is unchanged. */
+                    /** @description Strong entity tag of this exact body (a quoted 128-bit fingerprint of its bytes; opaque). Send it back in `If-None-Match` to be answered 304 while the data is unchanged. */
                     ETag?: string;
                     /** @description Id of this request; quote it when reporting a problem. */
                     "Svc-Request-Id"?: string;
@@ -1369,7 +1369,7 @@ export interface operations {
             /** @description Not modified: `If-None-Match` matched the current answer's `ETag`. No body; counts against the rate limit like any read. */
             304: {
                 headers: {
-                    /** @description Strong entity tag of this exact body (quoted base64url SHA-256). Send it back in `If-None-Match` to be answered 304 while the data is unchanged. */
+                    /** @description Strong entity tag of this exact body (a quoted 128-bit fingerprint of its bytes; opaque). Send it back in `If-None-Match` to be answered 304 while the data is unchanged. */
                     ETag?: string;
                     /** @description Id of this request; quote it when reporting a problem. */
                     "Svc-Request-Id"?: string;
@@ -1548,7 +1548,7 @@ export interface operations {
             /** @description A page of connections, in id order. */
             200: {
                 headers: {
-                    /** @description Strong entity tag of this exact body (quoted base64url SHA-256). Send it back in `If-None-Match` to be answered 304 while the data is unchanged. */
+                    /** @description Strong entity tag of this exact body (a quoted 128-bit fingerprint of its bytes; opaque). Send it back in `If-None-Match` to be answered 304 while the data is unchanged. */
                     ETag?: string;
                     /** @description Id of this request; quote it when reporting a problem. */
                     "Svc-Request-Id"?: string;
@@ -1569,7 +1569,7 @@ export interface operations {
             /** @description Not modified: `If-None-Match` matched the current answer's `ETag`. No body; counts against the rate limit like any read. */
             304: {
                 headers: {
-                    /** @description Strong entity tag of this exact body (quoted base64url SHA-256). Send it back in `If-None-Match` to be answered 304 while the data is unchanged. */
+                    /** @description Strong entity tag of this exact body (a quoted 128-bit fingerprint of its bytes; opaque). Send it back in `If-None-Match` to be answered 304 while the data is unchanged. */
                     ETag?: string;
                     /** @description Id of this request; quote it when reporting a problem. */
                     "Svc-Request-Id"?: string;
@@ -1725,7 +1725,7 @@ export interface operations {
             /** @description The connection. */
             200: {
                 headers: {
-                    /** @description Strong entity tag of this exact body (quoted base64url SHA-256). Send it back in `If-None-Match` to be answered 304 while the data is unchanged. */
+                    /** @description Strong entity tag of this exact body (a quoted 128-bit fingerprint of its bytes; opaque). Send it back in `If-None-Match` to be answered 304 while the data is unchanged. */
                     ETag?: string;
                     /** @description Id of this request; quote it when reporting a problem. */
                     "Svc-Request-Id"?: string;
@@ -1746,7 +1746,7 @@ export interface operations {
             /** @description Not modified: `If-None-Match` matched the current answer's `ETag`. No body; counts against the rate limit like any read. */
             304: {
                 headers: {
-                    /** @description Strong entity tag of this exact body (quoted base64url SHA-256). Send it back in `If-None-Match` to be answered 304 while the data is unchanged. */
+                    /** @description Strong entity tag of this exact body (a quoted 128-bit fingerprint of its bytes; opaque). Send it back in `If-None-Match` to be answered 304 while the data is unchanged. */
                     ETag?: string;
                     /** @description Id of this request; quote it when reporting a problem. */
                     "Svc-Request-Id"?: string;
@@ -1935,7 +1935,7 @@ export interface operations {
             /** @description A page of events, newest first. */
             200: {
                 headers: {
-                    /** @description Strong entity tag of this exact body (quoted base64url SHA-256). Send it back in `If-None-Match` to be answered 304 while the data is unchanged. */
+                    /** @description Strong entity tag of this exact body (a quoted 128-bit fingerprint of its bytes; opaque). Send it back in `If-None-Match` to be answered 304 while the data is unchanged. */
                     ETag?: string;
                     /** @description Id of this request; quote it when reporting a problem. */
                     "Svc-Request-Id"?: string;
@@ -1956,7 +1956,7 @@ export interface operations {
             /** @description Not modified: `If-None-Match` matched the current answer's `ETag`. No body; counts against the rate limit like any read. */
             304: {
                 headers: {
-                    /** @description Strong entity tag of this exact body (quoted base64url SHA-256). Send it back in `If-None-Match` to be answered 304 while the data is unchanged. */
+                    /** @description Strong entity tag of this exact body (a quoted 128-bit fingerprint of its bytes; opaque). Send it back in `If-None-Match` to be answered 304 while the data is unchanged. */
                     ETag?: string;
                     /** @description Id of this request; quote it when reporting a problem. */
                     "Svc-Request-Id"?: string;
@@ -2260,7 +2260,7 @@ export interface operations {
             /** @description The event envelope. */
             200: {
                 headers: {
-                    /** @description Strong entity tag of this exact body (quoted base64url SHA-256). Send it back in `If-None-Match` to be answered 304 while the data is unchanged. */
+                    /** @description Strong entity tag of this exact body (a quoted 128-bit fingerprint of its bytes; opaque). Send it back in `If-None-Match` to be answered 304 while the data is unchanged. */
                     ETag?: string;
                     /** @description Id of this request; quote it when reporting a problem. */
                     "Svc-Request-Id"?: string;
@@ -2281,7 +2281,7 @@ export interface operations {
             /** @description Not modified: `If-None-Match` matched the current answer's `ETag`. No body; counts against the rate limit like any read. */
             304: {
                 headers: {
-                    /** @description Strong entity tag of this exact body (quoted base64url SHA-256). Send it back in `If-None-Match` to be answered 304 while the data is unchanged. */
+                    /** @description Strong entity tag of this exact body (a quoted 128-bit fingerprint of its bytes; opaque). Send it back in `If-None-Match` to be answered 304 while the data is unchanged. */
                     ETag?: string;
                     /** @description Id of this request; quote it when reporting a problem. */
                     "Svc-Request-Id"?: string;
