@@ -83,6 +83,8 @@ const setup = JSON.parse(firstLine.split("\n")[0] as string) as {
   laterPagesFile: string;
   laterPagesCount: number;
   depth: { deepestPage: number; firstPageMs: number; deepestPageMs: number };
+  /** The same first page read by a bare prepared statement (SQLite only), in ms. */
+  sqlFloorMs: number | null;
 };
 
 interface Target {
@@ -263,6 +265,18 @@ try {
   console.log(
     `the server wrote ${(serverLogBytes / 1e6).toFixed(0)} MB of log lines (access log at info)`,
   );
+  const barePage = summary.find((row) => row.name === "bare, constant 36 KB page");
+  const bareConstant = summary.find((row) => row.name === bare);
+  if (setup.sqlFloorMs !== null && barePage && bareConstant) {
+    // One process can never answer an uncached page faster than the engine reads it plus what
+    // sending the same bytes costs the bare server.
+    const floorUs = setup.sqlFloorMs * 1000;
+    const transferUs = 1e6 / barePage.rps;
+    const ceiling = 1e6 / (floorUs + transferUs);
+    console.log(
+      `the engine's floor (a bare prepared statement reading the same 100-row page): ${floorUs.toFixed(0)} µs; with the bare server's cost of sending those bytes (${transferUs.toFixed(0)} µs) one process answers uncached pages at most ${ceiling.toFixed(0)} req/s = ${((ceiling / bareConstant.rps) * 100).toFixed(1)}% of bare, however thin everything else is`,
+    );
+  }
   const cached = summary[4] as (typeof summary)[number];
   const uncached = summary.slice(5);
   const met = (ok: boolean) => (ok ? "met" : "NOT met");
