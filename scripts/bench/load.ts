@@ -1,7 +1,8 @@
 // A keep-alive HTTP load generator in its own process, used by read-api.ts when `wrk` is not
 // installed: `connections` concurrent request loops for `seconds`, then one JSON line with the
 // request rate and latency percentiles. Every response must be 200. `--rotate FILE` takes each
-// request's path and key from the next "<path> <api key>" line of FILE (as rotate.lua does).
+// request's path and key from the next "<path> <api key>" line of FILE (as rotate.lua does),
+// starting after `--offset` lines.
 import { parseArgs } from "node:util";
 
 const { values, positionals } = parseArgs({
@@ -12,6 +13,7 @@ const { values, positionals } = parseArgs({
     seconds: { type: "string", default: "5" },
     header: { type: "string", multiple: true, default: [] },
     rotate: { type: "string" },
+    offset: { type: "string", default: "0" },
   },
 });
 const url = positionals[0];
@@ -32,7 +34,7 @@ const rotation = values.rotate
         return { url: `${origin}${path}`, headers: { ...headers, Authorization: `Bearer ${key}` } };
       })
   : [];
-let nextLine = 0;
+let nextLine = Number(values.offset);
 const connections = Number(values.connections);
 const durationMs = Number(values.seconds) * 1000;
 const latencies: number[] = [];

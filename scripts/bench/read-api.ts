@@ -149,8 +149,15 @@ async function servedFromCache(): Promise<number> {
   return counts.total === 0 ? 0 : counts.cached / counts.total;
 }
 
+/**
+ * Where each rotating target goes on in its file: every run starts after the lines the previous
+ * runs asked for, so a later round never repeats URLs (which would be answered from the cache).
+ */
+const rotationOffsets = new Map<string, number>();
+
 async function run(target: Target, durationS: number): Promise<Measurement> {
   const header = `Authorization: Bearer ${setup.key}`;
+  const offset = String(rotationOffsets.get(target.name) ?? 0);
   const command = useWrk
     ? [
         "wrk",
@@ -161,7 +168,7 @@ async function run(target: Target, durationS: number): Promise<Measurement> {
         ...(target.auth ? ["-H", header] : []),
         ...(target.rotate ? ["-s", rotateScript] : []),
         target.url,
-        ...(target.rotate ? ["--", target.rotate] : []),
+        ...(target.rotate ? ["--", target.rotate, offset] : []),
       ]
     : [
         process.execPath,
@@ -173,7 +180,7 @@ async function run(target: Target, durationS: number): Promise<Measurement> {
         "--seconds",
         String(durationS),
         ...(target.auth ? ["--header", header] : []),
-        ...(target.rotate ? ["--rotate", target.rotate] : []),
+        ...(target.rotate ? ["--rotate", target.rotate, "--offset", offset] : []),
       ];
   await servedFromCache(); // resets the server's counts
   const child = Bun.spawn(command, { stdout: "pipe", stderr: "pipe" });
@@ -181,12 +188,14 @@ async function run(target: Target, durationS: number): Promise<Measurement> {
   if ((await child.exited) !== 0) throw new Error(`load generator failed:\n${out}`);
   const cachedShare = await servedFromCache();
   if (!useWrk) {
-    const result = JSON.parse(out) as Measurement & { failures: number };
+    const result = JSON.parse(out) as Measurement & { failures: number; requests: number };
+    rotationOffsets.set(target.name, Number(offset) + result.requests);
     if (result.failures > 0) throw new Error(`${result.failures} responses were not 200`);
     return { ...result, cachedShare };
   }
   if (/Non-2xx or 3xx responses/.test(out)) throw new Error(`responses were not 200:\n${out}`);
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+  rotationOffsets.set(target.name, Number(offset) + Number(/(\d+) requests in/.exec(out)?.[1]));
   const p50 = /^\s+50%\s+(\S+)/m.exec(out)?.[1];
   const p99 = /^\s+99%\s+(\S+)/m.exec(out)?.[1];
   if (!rps || !p50 || !p99) throw new Error(`cannot read wrk output:\n${out}`);

@@ -5,6 +5,7 @@
 local lines = {}
 local next_line = 0
 
+-- args[2], when given: how many lines earlier runs took, so this run goes on after them.
 function init(args)
   for line in io.lines(args[1]) do
     local path, key = line:match("^(%S+) (%S+)$")
@@ -12,6 +13,7 @@ function init(args)
       lines[#lines + 1] = wrk.format("GET", path, { ["Authorization"] = "Bearer " .. key })
     end
   end
+  next_line = (tonumber(args[2]) or 0) % #lines
 end
 
 function request()

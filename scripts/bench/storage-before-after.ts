@@ -32,6 +32,7 @@ const connections = Number(values.connections);
 
 interface BenchServer {
   label: string;
+  pid: number;
   pageUrl: string;
   bareUrl: string;
   key: string;
@@ -59,6 +60,7 @@ async function startServer(label: string, tree: string): Promise<BenchServer> {
   };
   return {
     label,
+    pid: child.pid,
     pageUrl: `${setup.apiUrl}/v1/accounts/${setup.accountId}/transactions?limit=100`,
     bareUrl: `${setup.bareUrl}/`,
     key: setup.key,
@@ -66,14 +68,34 @@ async function startServer(label: string, tree: string): Promise<BenchServer> {
   };
 }
 
-async function wrk(url: string, headers: string[]): Promise<number> {
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux clock ticks). */
+async function cpuSeconds(pid: number): Promise<number> {
+  const stat = await Bun.file(`/proc/${pid}/stat`).text();
+  // The fields after the command name, which is in parentheses and may contain spaces.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const ticksPerSecond = 100; // USER_HZ on Linux
+  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+}
+
+interface WrkRun {
+  rps: number;
+  /** The server's CPU time per request answered, in µs (undefined without a pid). */
+  cpuUsPerRequest?: number;
+}
+
+async function wrk(url: string, headers: string[], serverPid?: number): Promise<WrkRun> {
+  const cpuBefore = serverPid === undefined ? 0 : await cpuSeconds(serverPid);
   const child = Bun.spawn(
     ["wrk", "-t1", `-c${connections}`, `-d${seconds}s`, ...headers.flatMap((h) => ["-H", h]), url],
     { stdout: "pipe", stderr: "pipe" },
   );
   const out = await new Response(child.stdout).text();
   if ((await child.exited) !== 0 || /Non-2xx/.test(out)) throw new Error(`wrk failed:\n${out}`);
-  return Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+  if (serverPid === undefined) return { rps };
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1]);
+  const cpu = (await cpuSeconds(serverPid)) - cpuBefore;
+  return { rps, cpuUsPerRequest: (cpu * 1e6) / requests };
 }
 
 function median(numbers: number[]): number {
@@ -96,6 +118,9 @@ try {
   }
   const pageRatios: number[] = [];
   const bareRatios: number[] = [];
+  // Requests per CPU second, new/old: the server's own CPU time per answer, which the machine's
+  // other load disturbs far less than requests per wall-clock second.
+  const cpuRatios: number[] = [];
   const ownBare: Record<string, number[]> = { old: [], new: [] };
   const rows: string[] = [];
   for (let round = 1; round <= rounds; round++) {
@@ -103,10 +128,14 @@ try {
     const order = round % 2 ? servers : [...servers].reverse();
     const page: Record<string, number> = {};
     const bare: Record<string, number> = {};
+    const cpu: Record<string, number> = {};
     for (const server of order) {
-      page[server.label] = await wrk(server.pageUrl, [`Authorization: Bearer ${server.key}`]);
-      bare[server.label] = await wrk(server.bareUrl, []);
+      const run = await wrk(server.pageUrl, [`Authorization: Bearer ${server.key}`], server.pid);
+      page[server.label] = run.rps;
+      cpu[server.label] = run.cpuUsPerRequest as number;
+      bare[server.label] = (await wrk(server.bareUrl, [])).rps;
     }
+    cpuRatios.push((cpu.old as number) / (cpu.new as number));
     const pageRatio = (page.new as number) / (page.old as number);
     pageRatios.push(pageRatio);
     bareRatios.push((bare.new as number) / (bare.old as number));
@@ -114,7 +143,7 @@ try {
       ownBare[label]?.push((page[label] as number) / (bare[label] as number));
     }
     rows.push(
-      `| ${round} | ${Math.round(page.old as number)} | ${Math.round(page.new as number)} | ${(pageRatio * 100).toFixed(1)} % | ${Math.round(bare.old as number)} | ${Math.round(bare.new as number)} |`,
+      `| ${round} | ${Math.round(page.old as number)} | ${Math.round(page.new as number)} | ${(pageRatio * 100).toFixed(1)} % | ${(cpu.old as number).toFixed(1)} | ${(cpu.new as number).toFixed(1)} | ${Math.round(bare.old as number)} | ${Math.round(bare.new as number)} |`,
     );
   }
   const load = (await Bun.file("/proc/loadavg").text()).split(" ").slice(0, 3).join(" ");
@@ -122,12 +151,15 @@ try {
     `\nread API, cached transactions page (100 rows), old tree ${oldTree} vs this tree, wrk -t1 -c${connections}, ${rounds} alternating pairs x ${seconds} s, load average at the end ${load}\n`,
   );
   console.log(
-    "| pair | old req/s | new req/s | new / old | bare (old process) | bare (new process) |",
+    "| pair | old req/s | new req/s | new / old | old CPU µs/request | new CPU µs/request | bare (old process) | bare (new process) |",
   );
-  console.log("|---:|---:|---:|---:|---:|---:|");
+  console.log("|---:|---:|---:|---:|---:|---:|---:|---:|");
   for (const row of rows) console.log(row);
   console.log(
     `\nmedian new/old on the page: ${(median(pageRatios) * 100).toFixed(1)} %; the two bare servers (same code in both): ${(median(bareRatios) * 100).toFixed(1)} % (how even the pairing was)`,
+  );
+  console.log(
+    `median requests per CPU second, new/old: ${(median(cpuRatios) * 100).toFixed(1)} % (the server's own CPU time per answer; the machine's other load moves it far less than req/s)`,
   );
   const oldShare = median(ownBare.old ?? []);
   const newShare = median(ownBare.new ?? []);
