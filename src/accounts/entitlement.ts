@@ -10,6 +10,18 @@ export type AccessFacts = Pick<
   "status" | "subscriptionStatus" | "paymentFailed" | "disabled" | "demo" | "connectEnabled"
 >;
 
+/** Exactly the access facts of a row or view that carries them (and more). */
+export function accessFactsOf(source: AccessFacts): AccessFacts {
+  return {
+    status: source.status,
+    subscriptionStatus: source.subscriptionStatus,
+    paymentFailed: source.paymentFailed,
+    disabled: source.disabled,
+    demo: source.demo,
+    connectEnabled: source.connectEnabled,
+  };
+}
+
 export type AccessRefusalCode =
   | "user_inactive"
   | "demo_account"

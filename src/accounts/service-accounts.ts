@@ -13,6 +13,7 @@ import { type Db, first } from "../db/store.ts";
 import { ApiError } from "../http/errors.ts";
 import { newId } from "../ids.ts";
 import { activateIfRealBankAndBilling } from "./activation.ts";
+import { accessFactsOf } from "./entitlement.ts";
 import { generateOneTimePassword, hashPassword, passwordProblem } from "./passwords.ts";
 
 export const emailSchema = z
@@ -77,12 +78,7 @@ async function view(db: Db, id: string): Promise<ServiceAccountView> {
   return {
     id: row.id,
     name: row.name,
-    status: row.status,
-    subscriptionStatus: row.subscriptionStatus,
-    paymentFailed: row.paymentFailed,
-    disabled: row.disabled,
-    demo: row.demo,
-    connectEnabled: row.connectEnabled,
+    ...accessFactsOf(row),
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
     users: members,

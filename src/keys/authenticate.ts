@@ -4,7 +4,7 @@
 // (spec 3). The read also returns the account's data generation, which remembered answers are
 // keyed on (api/answer-cache.ts).
 import { eq, sql } from "drizzle-orm";
-import type { AccessFacts } from "../accounts/entitlement.ts";
+import { type AccessFacts, accessFactsOf } from "../accounts/entitlement.ts";
 import type { Clock } from "../clock.ts";
 import { constantTimeEqual } from "../crypto/tokens.ts";
 import type { Db } from "../db/store.ts";
@@ -132,14 +132,7 @@ export function createKeyAuthenticator(
       keyId: row.keyId,
       serviceAccountId: row.serviceAccountId,
       dataGeneration: row.dataGeneration,
-      access: {
-        status: row.status,
-        subscriptionStatus: row.subscriptionStatus,
-        paymentFailed: row.paymentFailed,
-        disabled: row.disabled,
-        demo: row.demo,
-        connectEnabled: row.connectEnabled,
-      },
+      access: accessFactsOf(row),
     };
   };
   const readCheck = async (hash: string): Promise<KeyCheck> => {

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { accountAttention } from "../../accounts/attention.ts";
 import { billingContact } from "../../accounts/billing-contact.ts";
-import { describeApiAccess } from "../../accounts/entitlement.ts";
+import { accessFactsOf, describeApiAccess } from "../../accounts/entitlement.ts";
 import { getServiceAccount } from "../../accounts/service-accounts.ts";
 import { listOwnConnections } from "../../banking/account-connections.ts";
 import { listApiKeys } from "../../keys/api-keys.ts";
@@ -27,12 +27,7 @@ export function overviewRoutes(services: Services): Hono {
       account: {
         id: account.id,
         name: account.name,
-        status: account.status,
-        subscriptionStatus: account.subscriptionStatus,
-        paymentFailed: account.paymentFailed,
-        disabled: account.disabled,
-        demo: account.demo,
-        connectEnabled: account.connectEnabled,
+        ...accessFactsOf(account),
       },
       access: describeApiAccess(account),
       baseUrl: config.baseUrl,
