@@ -2,13 +2,16 @@
 // A pure rule over the account's operator-set fields, shared by the /v1 auth middleware and the
 // portal overview ("what an API call would get now, and why").
 import type { AccountStatus, SubscriptionStatus } from "../db/schema.ts";
-import type { ServiceAccountView } from "./service-accounts.ts";
 
-/** The service-account fields that decide API access (a ServiceAccountView has them all). */
-export type AccessFacts = Pick<
-  ServiceAccountView,
-  "status" | "subscriptionStatus" | "paymentFailed" | "disabled" | "demo" | "connectEnabled"
->;
+/** The service-account fields that decide API access (a ServiceAccountView extends them). */
+export interface AccessFacts {
+  status: AccountStatus;
+  subscriptionStatus: SubscriptionStatus;
+  paymentFailed: boolean;
+  disabled: boolean;
+  demo: boolean;
+  connectEnabled: boolean;
+}
 
 /** Exactly the access facts of a row or view that carries them (and more). */
 export function accessFactsOf(source: AccessFacts): AccessFacts {

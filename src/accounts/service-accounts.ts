@@ -13,7 +13,7 @@ import { type Db, first } from "../db/store.ts";
 import { ApiError } from "../http/errors.ts";
 import { newId } from "../ids.ts";
 import { activateIfRealBankAndBilling } from "./activation.ts";
-import { accessFactsOf } from "./entitlement.ts";
+import { type AccessFacts, accessFactsOf } from "./entitlement.ts";
 import { generateOneTimePassword, hashPassword, passwordProblem } from "./passwords.ts";
 
 export const emailSchema = z
@@ -35,15 +35,9 @@ export const accountFlagsSchema = z
   .strict();
 export type AccountFlags = z.infer<typeof accountFlagsSchema>;
 
-export interface ServiceAccountView {
+export interface ServiceAccountView extends AccessFacts {
   id: string;
   name: string;
-  status: AccountStatus;
-  subscriptionStatus: SubscriptionStatus;
-  paymentFailed: boolean;
-  disabled: boolean;
-  demo: boolean;
-  connectEnabled: boolean;
   createdAt: string;
   updatedAt: string;
   users: { id: string; email: string; isOperator: boolean }[];
