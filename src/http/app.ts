@@ -1,5 +1,6 @@
 // Assembles the HTTP application: request ids, the access log and HTTP metrics, one error
 // model, /metrics, and each feature's routes.
+import type { HTMLBundle } from "bun";
 import { Hono } from "hono";
 import type { EventStreamOptions } from "../api/event-stream.ts";
 import { createV1App } from "../api/v1.ts";
@@ -11,13 +12,17 @@ import { accessLogMiddleware } from "./access-log.ts";
 import { createErrorHandler, notFoundHandler } from "./errors.ts";
 import { healthRoutes } from "./health.ts";
 import { createOperatorApi } from "./operator-api.ts";
+import { createPortalPage } from "./portal-page.ts";
 import { createRequestIds, requestIdMiddleware } from "./request-id.ts";
+import { securityHeadersMiddleware } from "./security-headers.ts";
 
 export interface AppOptions {
   /** Whether start-up has finished (for /readyz); true when not given. */
   isReady?: () => boolean;
   /** Event-stream timing and limits (tests shorten the heartbeat); defaults otherwise. */
   eventStreams?: Partial<EventStreamOptions>;
+  /** The portal's page (admin-ui/index.html), answered at `/` with its assets (portal-page.ts). */
+  portalPage?: HTMLBundle;
 }
 
 export interface HttpApp {
@@ -40,8 +45,15 @@ export function createHttpApp(services: Services, options: AppOptions = {}): Htt
   const app = new Hono();
   app.use("*", requestIdMiddleware(requestIds));
   app.use("*", accessLogMiddleware(services.log, services.metrics));
+  app.use("*", securityHeadersMiddleware());
   app.onError(createErrorHandler(services.log));
-  app.notFound(notFoundHandler);
+  const portalPage = options.portalPage ? createPortalPage(options.portalPage) : undefined;
+  app.notFound(async (c) => {
+    const method = c.req.method;
+    const page =
+      portalPage && (method === "GET" || method === "HEAD") && (await portalPage.answer(c));
+    return page || notFoundHandler(c);
+  });
   app.route("/", healthRoutes(services.database, options.isReady));
   app.route("/", metricsRoutes(services.metrics, services.config.metricsTokenFile));
   app.route("/portal/api", createPortalApi(services));

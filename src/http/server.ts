@@ -16,7 +16,7 @@ export class ListenError extends Error {
 
 export function startHttpServer(services: Services, options: AppOptions = {}): RunningServer {
   const { config } = services;
-  const app = createHttpApp(services, options);
+  const app = createHttpApp(services, { portalPage, ...options });
   const tls =
     config.tlsCertFile && config.tlsKeyFile
       ? { cert: Bun.file(config.tlsCertFile), key: Bun.file(config.tlsKeyFile) }
@@ -30,7 +30,6 @@ export function startHttpServer(services: Services, options: AppOptions = {}): R
       // `svc serve --workers N`: the processes share the port; the kernel spreads connections.
       reusePort: config.workers > 1,
       ...(tls ? { tls } : {}),
-      routes: { "/": portalPage },
       fetch: app.fetch,
     });
   } catch (error) {
