@@ -9,12 +9,17 @@ import { metricsRoutes } from "../metrics/route.ts";
 import { createPortalApi } from "../portal/api.ts";
 import type { Services } from "../services.ts";
 import { accessLogMiddleware } from "./access-log.ts";
+import { bodyLimitMiddleware, maxJsonBodyBytes } from "./body-limit.ts";
 import { createErrorHandler, notFoundHandler } from "./errors.ts";
 import { healthRoutes } from "./health.ts";
 import { createOperatorApi } from "./operator-api.ts";
 import { createPortalPage } from "./portal-page.ts";
 import { createRequestIds, requestIdMiddleware } from "./request-id.ts";
 import { securityHeadersMiddleware } from "./security-headers.ts";
+
+/** The operator import routes, which keep their own, larger limit (banking/import/routes.ts). */
+const importPaths = new Set(["/operator/import", "/portal/api/operator/import"]);
+const isImportPath = (path: string) => importPaths.has(path.replace(/\/+$/, ""));
 
 export interface AppOptions {
   /** Whether start-up has finished (for /readyz); true when not given. */
@@ -46,6 +51,7 @@ export function createHttpApp(services: Services, options: AppOptions = {}): Htt
   app.use("*", requestIdMiddleware(requestIds));
   app.use("*", accessLogMiddleware(services.log, services.metrics));
   app.use("*", securityHeadersMiddleware());
+  app.use("*", bodyLimitMiddleware({ maxBytes: maxJsonBodyBytes, exempt: isImportPath }));
   app.onError(createErrorHandler(services.log));
   const portalPage = options.portalPage ? createPortalPage(options.portalPage) : undefined;
   app.notFound(async (c) => {
