@@ -73,7 +73,8 @@ export function parseLastEventId(value: string | undefined): string | undefined 
       "Invalid Last-Event-ID: must be the id (a UUID) of an event this stream sent.",
     );
   }
-  return parsed.data;
+  // UUIDs are case-insensitive on input (RFC 9562); ids are stored in lower case.
+  return parsed.data.toLowerCase();
 }
 
 function after(a: EventPosition, b: EventPosition): boolean {
