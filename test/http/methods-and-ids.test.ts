@@ -20,6 +20,17 @@ function call(method: string, path: string, key: string | null = tenant.key) {
   });
 }
 
+async function expectNotAllowed(method: string, path: string, allow: string, response: Response) {
+  const status = response.status;
+  expect({ method, path, status, allow: response.headers.get("Allow") }).toEqual({
+    method,
+    path,
+    status: 405,
+    allow,
+  });
+  expect((await errorOf(response)).code).toBe("method_not_allowed");
+}
+
 describe("405 with Allow on a known path asked with another method", () => {
   test("/v1 resources and the reference", async () => {
     const accountId = tenant.bank.accountIds[0] as string;
@@ -31,14 +42,7 @@ describe("405 with Allow on a known path asked with another method", () => {
       ["PATCH", "/v1/connections", "GET, HEAD"],
       ["POST", "/v1/openapi.json", "GET, HEAD"],
     ] as const) {
-      const response = await call(method, path);
-      expect({
-        method,
-        path,
-        status: response.status,
-        allow: response.headers.get("Allow"),
-      }).toEqual({ method, path, status: 405, allow });
-      expect((await errorOf(response)).code).toBe("method_not_allowed");
+      await expectNotAllowed(method, path, allow, await call(method, path));
     }
   });
 
@@ -48,14 +52,7 @@ describe("405 with Allow on a known path asked with another method", () => {
       ["GET", "/session", "POST, DELETE"],
       ["POST", `/endpoints/${crypto.randomUUID()}`, "GET, PATCH, DELETE, HEAD"],
     ] as const) {
-      const response = await owner.client.request(method, path);
-      expect({
-        method,
-        path,
-        status: response.status,
-        allow: response.headers.get("Allow"),
-      }).toEqual({ method, path, status: 405, allow });
-      expect((await errorOf(response)).code).toBe("method_not_allowed");
+      await expectNotAllowed(method, path, allow, await owner.client.request(method, path));
     }
   });
 
