@@ -42,6 +42,13 @@ export function buildOpenApiDocument(
       title: "Svc bank-data API",
       version: "v1",
       description: overview(options.rateLimitPerMinute),
+      // A self-hosted service: whoever runs this instance answers for it and sets its terms,
+      // and its portal (the base URL) is where customers reach them.
+      contact: { name: "The operator of this instance", url: `${options.baseUrl}/` },
+      license: {
+        name: "Terms of service of this instance's operator",
+        url: `${options.baseUrl}/`,
+      },
     },
     servers: [{ url: `${options.baseUrl}/v1` }],
     security: [{ bearerAuth: [] }],
@@ -49,6 +56,11 @@ export function buildOpenApiDocument(
       { name: "Accounts", description: "Bank accounts and their balances." },
       { name: "Transactions", description: "An account's transactions." },
       { name: "Connections", description: "Links to institutions that carry accounts." },
+      {
+        name: "Events",
+        description:
+          "What happened on the account, as the signed envelopes webhooks carry: listed, read one by one, or followed as a Server-Sent Events stream.",
+      },
       {
         name: "Webhooks",
         description:

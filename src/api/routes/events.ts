@@ -78,6 +78,8 @@ const getRoute = createRoute({
   operationId: "getEvent",
   tags: ["Events"],
   summary: "Get an event",
+  description:
+    "One event of the account, the exact envelope that was signed and sent (a `webhook.verify` code masked). A receiver that got a webhook reads it here to check it. Events are kept for the retention period; an id of another account is 404, like an unknown one.",
   request: { headers: conditionalReadHeaders, query: noQuery, params: eventPathParams },
   responses: itemResponses(eventSchema, "The event envelope."),
 });
