@@ -23,6 +23,7 @@ export const copyOrder: TableName[] = [
   "bankAccounts",
   "balances",
   "transactions",
+  "transactionProviderIds",
   "syncRuns",
   "webhookEndpoints",
   "verificationCodes",

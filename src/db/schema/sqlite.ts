@@ -151,6 +151,11 @@ export const connections = sqliteTable(
     consecutiveFailures: integer("consecutive_failures").notNull().default(0),
     /** Real banks: the request budget allows no pull before this time. */
     nextPullAt: ms("next_pull_at"),
+    /**
+     * The provider's latest message to the user and what the last sync skipped (docs/providers.md
+     * "Notices"); null when there is nothing to say. Never a secret or a URL path.
+     */
+    notice: text("notice"),
   },
   (t) => [
     index("connections_account_idx").on(t.serviceAccountId),
@@ -244,6 +249,11 @@ export const transactions = sqliteTable(
     createdAt: ms("created_at").notNull(),
     updatedAt: ms("updated_at").notNull(),
     /**
+     * Set on a pending row the provider stopped returning in a window it read again: the row is no
+     * longer served (kept for the change feed).
+     */
+    removedAt: ms("removed_at"),
+    /**
      * The row as the read API serves it (the TransactionView's JSON, in its field order), kept by
      * the database itself: a page is the concatenation of these, never rebuilt per request.
      */
@@ -271,6 +281,31 @@ export const transactions = sqliteTable(
     primaryKey({ name: "transactions_pkey", columns: [t.accountId, t.bookingDate, t.id] }),
     uniqueIndex("transactions_id_unique").on(t.id),
     uniqueIndex("transactions_external_unique").on(t.accountId, t.externalId),
+  ],
+);
+
+/**
+ * Every provider id a transaction was seen under (docs/providers.md "One transaction, one id"):
+ * real banks renumber and reuse their ids, so one id may name several transactions over time and
+ * one transaction may carry several ids.
+ */
+export const transactionProviderIds = sqliteTable(
+  "transaction_provider_ids",
+  {
+    accountId: text("account_id")
+      .notNull()
+      .references(() => bankAccounts.id, { onDelete: "cascade" }),
+    providerId: text("provider_id").notNull(),
+    transactionId: text("transaction_id").notNull(),
+    firstSeenAt: ms("first_seen_at").notNull(),
+    lastSeenAt: ms("last_seen_at").notNull(),
+  },
+  (t) => [
+    primaryKey({
+      name: "transaction_provider_ids_pkey",
+      columns: [t.accountId, t.providerId, t.transactionId],
+    }),
+    index("transaction_provider_ids_transaction_idx").on(t.transactionId),
   ],
 );
 
