@@ -3,6 +3,7 @@ import { ensureFirstOperator } from "./accounts/bootstrap.ts";
 import type { CreatedAccount } from "./accounts/service-accounts.ts";
 import { startRetentionWorker } from "./banking/retention.ts";
 import { startSyncScheduler } from "./banking/scheduler.ts";
+import { configOriginLabel } from "./config.ts";
 import { startHttpServer } from "./http/server.ts";
 import { startMailWorker } from "./mail/start.ts";
 import type { Services } from "./services.ts";
@@ -54,8 +55,10 @@ export async function startService(
     throw error;
   }
   if (config.unsafeAllowPrivateTargets) {
+    const source = configOriginLabel(config, "unsafeAllowPrivateTargets");
     log.warn(
-      "SVC_UNSAFE_ALLOW_PRIVATE_TARGETS is on: webhook deliveries may reach loopback and private addresses on any port. Never use this in production.",
+      `unsafeAllowPrivateTargets is on (set by ${source}): webhook deliveries may reach loopback and private addresses on any port. Never use this in production.`,
+      { source },
     );
   }
   const workers: Worker[] = [];
