@@ -18,6 +18,11 @@ export interface AppOptions {
   isReady?: () => boolean;
   /** Event-stream timing and limits (tests shorten the heartbeat); defaults otherwise. */
   eventStreams?: Partial<EventStreamOptions>;
+  /**
+   * This serving process's id (src/cluster/processes.ts): open event streams are then counted
+   * per account across every process on the database; without it, in this process alone.
+   */
+  processId?: string;
 }
 
 export interface HttpApp {
@@ -36,6 +41,7 @@ export function createHttpApp(services: Services, options: AppOptions = {}): Htt
   const v1 = createV1App(services, {
     requestIds,
     ...(options.eventStreams ? { eventStreams: options.eventStreams } : {}),
+    ...(options.processId ? { processId: options.processId } : {}),
   });
   const app = new Hono();
   app.use("*", requestIdMiddleware(requestIds));
