@@ -138,9 +138,17 @@ export async function startProcessRegistry(
   // PostgreSQL: the lock that says this process lives, taken before the row exists, so no sweep
   // can see the row without the lock.
   let lockConnection: Awaited<ReturnType<PostgresDatabase["client"]["reserve"]>> | undefined;
+  // A released connection goes back to the pool with its session locks: unlocked first.
+  const unlockSelf = async () => {
+    const connection = lockConnection;
+    lockConnection = undefined;
+    if (!connection) return;
+    await connection`SELECT pg_advisory_unlock_all()`.catch(() => undefined);
+    connection.release();
+  };
   const lockSelf = async () => {
     if (database.engine !== "postgres") return;
-    lockConnection?.release();
+    await unlockSelf();
     lockConnection = await database.client.reserve();
     await lockConnection`SELECT pg_advisory_lock(${processLockClass}, hashtext(${id}))`;
   };
@@ -227,7 +235,7 @@ export async function startProcessRegistry(
       } catch (error) {
         log.warn("removing this process's registration failed", { error });
       }
-      lockConnection?.release();
+      await unlockSelf();
     },
   };
 }
