@@ -35,6 +35,8 @@ export const copyOrder: TableName[] = [
   "scheduledRuns",
   "mailOutbox",
   "instanceMeta",
+  "serviceProcesses",
+  "eventStreams",
 ];
 
 /** Rows read from the source per query. */

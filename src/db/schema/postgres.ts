@@ -421,6 +421,11 @@ export const deliveries = pgTable(
     leaseExpiresAt: ms("lease_expires_at"),
     /** The claim that holds the lease (fencing: only its outcome is recorded). */
     claimToken: text("claim_token"),
+    /**
+     * The process (service_processes.id) whose claim holds the lease: once that process is known
+     * to be gone, another takes the row over at once instead of waiting for the lease to end.
+     */
+    leaseHolder: text("lease_holder"),
     /** A resend asked for by the owner or operator (issue 18), not raised by the data. */
     manual: flag("manual").notNull().default(false),
     lastStatusCode: integer("last_status_code"),
@@ -515,6 +520,37 @@ export const mailOutbox = pgTable(
     nextAttemptAt: ms("next_attempt_at"),
   },
   (t) => [index("mail_outbox_pending_idx").on(t.sentAt, t.nextAttemptAt)],
+);
+
+/**
+ * The serving processes on this database (src/cluster/processes.ts): each registers at start and
+ * beats every few seconds; a process whose liveness check fails (PostgreSQL: its session lock is
+ * free; SQLite: its pid is gone) is removed by any other, with its claims and streams.
+ */
+export const serviceProcesses = pgTable("service_processes", {
+  id: text("id").primaryKey(),
+  host: text("host").notNull(),
+  pid: integer("pid").notNull(),
+  /** When the OS started that pid (Linux /proc starttime), so a reused pid is not taken for it. */
+  pidStartedAt: text("pid_started_at"),
+  startedAt: ms("started_at").notNull(),
+  heartbeatAt: ms("heartbeat_at").notNull(),
+});
+
+/** Open /v1/events/stream connections, counted per account across the cluster (spec 8). */
+export const eventStreams = pgTable(
+  "event_streams",
+  {
+    id: text("id").primaryKey(),
+    serviceAccountId: text("service_account_id")
+      .notNull()
+      .references(() => serviceAccounts.id, { onDelete: "cascade" }),
+    processId: text("process_id")
+      .notNull()
+      .references(() => serviceProcesses.id, { onDelete: "cascade" }),
+    openedAt: ms("opened_at").notNull(),
+  },
+  (t) => [index("event_streams_account_idx").on(t.serviceAccountId)],
 );
 
 /** Small key/value facts about this instance (e.g. when the first operator was created). */
