@@ -6,6 +6,7 @@ import { startSyncScheduler } from "./banking/scheduler.ts";
 import { startHttpServer } from "./http/server.ts";
 import { startMailWorker } from "./mail/start.ts";
 import type { Services } from "./services.ts";
+import { startRecoveryWorker } from "./webhooks/recovery-steps.ts";
 import { startWebhookWorkers } from "./webhooks/workers.ts";
 import type { Worker } from "./worker.ts";
 
@@ -65,6 +66,15 @@ export async function startService(
   const mail = startMailWorker(services);
   if (mail) workers.push(mail);
   workers.push(startWebhookWorkers(services, { onMailQueued: () => mail?.wake() }));
+  // Stopped before the dispatcher: no step queues deliveries while it finishes.
+  workers.push(
+    startRecoveryWorker({
+      db: services.db,
+      clock: services.clock,
+      log: services.log.child({ worker: "recoveries" }),
+      outbox: services.outbox,
+    }),
+  );
   log.info("listening", {
     listen: server.url.toString(),
     baseUrl: config.baseUrl,

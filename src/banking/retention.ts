@@ -67,6 +67,16 @@ export async function pruneHistory(
         .returning({ id: syncRuns.id }),
     )
   ).length;
+  await db.write((tx) =>
+    tx
+      .delete(tx.t.endpointRecoveries)
+      .where(
+        and(
+          isNotNull(tx.t.endpointRecoveries.finishedAt),
+          lt(tx.t.endpointRecoveries.finishedAt, cutoff),
+        ),
+      ),
+  );
   await pruneLimitCounters(db, new Date(now.getTime() - limitWindowRetentionMs));
   await pruneWindowLog(db, new Date(now.getTime() - limitWindowRetentionMs));
   return { events: eventCount, syncRuns: runs, cutoff: cutoff.toISOString() };

@@ -27,6 +27,7 @@ export const copyOrder: TableName[] = [
   "webhookEndpoints",
   "verificationCodes",
   "events",
+  "endpointRecoveries",
   "deliveries",
   "deliveryAttempts",
   "rateLimitCounters",

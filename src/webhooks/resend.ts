@@ -4,7 +4,7 @@
 // Retry now: a pending delivery's next attempt is brought forward to now. Both go through the
 // dispatcher (the outbox signal wakes it at once in this process; its one-second tick covers
 // the CLI writing from another process).
-import { and, desc, eq, gt } from "drizzle-orm";
+import { and, desc, eq, gt, isNull } from "drizzle-orm";
 import { dayMs } from "../banking/dates.ts";
 import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
@@ -39,6 +39,8 @@ async function recentResends(tx: Db, serviceAccountId: string, now: Date): Promi
       and(
         eq(events.serviceAccountId, serviceAccountId),
         eq(deliveries.manual, true),
+        // Recoveries have limits of their own (recovery.ts).
+        isNull(deliveries.recoveryId),
         gt(deliveries.createdAt, new Date(now.getTime() - resendLimit.windowMs)),
       ),
     )
