@@ -8,6 +8,7 @@ import { configOriginLabel } from "./config.ts";
 import { startHttpServer } from "./http/server.ts";
 import { startMailWorker } from "./mail/start.ts";
 import type { Services } from "./services.ts";
+import { startRecoveryWorker } from "./webhooks/recovery-steps.ts";
 import { startWebhookWorkers } from "./webhooks/workers.ts";
 import type { Worker } from "./worker.ts";
 
@@ -92,6 +93,15 @@ export async function startService(
   });
   wakeDispatcher = dispatcher.wake;
   workers.push(dispatcher);
+  // Stopped before the dispatcher: no step queues deliveries while it finishes.
+  workers.push(
+    startRecoveryWorker({
+      db: services.db,
+      clock: services.clock,
+      log: services.log.child({ worker: "recoveries" }),
+      outbox: services.outbox,
+    }),
+  );
   log.info("listening", {
     listen: server.url.toString(),
     baseUrl: config.baseUrl,

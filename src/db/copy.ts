@@ -28,6 +28,7 @@ export const copyOrder: TableName[] = [
   "webhookEndpoints",
   "verificationCodes",
   "events",
+  "endpointRecoveries",
   "deliveries",
   "deliveryAttempts",
   "rateLimitCounters",

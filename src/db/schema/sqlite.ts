@@ -24,6 +24,7 @@ import {
   endpointStatuses,
   eventTypes,
   providerNames,
+  recoveryStatuses,
   subscriptionStatuses,
   syncOutcomes,
   transactionStatuses,
@@ -418,6 +419,8 @@ export const deliveries = sqliteTable(
     leaseHolder: text("lease_holder"),
     /** A resend asked for by the owner or operator (issue 18), not raised by the data. */
     manual: flag("manual").notNull().default(false),
+    /** The recovery that queued this delivery (null for every other delivery). */
+    recoveryId: text("recovery_id"),
     lastStatusCode: integer("last_status_code"),
     lastError: text("last_error"),
     createdAt: ms("created_at").notNull(),
@@ -427,6 +430,48 @@ export const deliveries = sqliteTable(
     index("deliveries_due_idx").on(t.status, t.nextAttemptAt),
     index("deliveries_endpoint_idx").on(t.endpointId, t.createdAt),
     index("deliveries_event_idx").on(t.eventId),
+    index("deliveries_recovery_idx").on(t.recoveryId),
+  ],
+);
+
+/**
+ * A recovery of an endpoint's failed deliveries (src/webhooks/recovery.ts): walks the account's
+ * events of [since, until] in creation order from its cursor, a paced step at a time; at most
+ * one runs per endpoint (the partial unique index).
+ */
+export const endpointRecoveries = sqliteTable(
+  "endpoint_recoveries",
+  {
+    id: text("id").primaryKey(),
+    endpointId: text("endpoint_id")
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: "cascade" }),
+    serviceAccountId: text("service_account_id")
+      .notNull()
+      .references(() => serviceAccounts.id, { onDelete: "cascade" }),
+    since: ms("since").notNull(),
+    until: ms("until").notNull(),
+    status: text("status", { enum: recoveryStatuses }).notNull().default("running"),
+    /** Events of the window whose delivery had failed for good when the recovery started. */
+    total: integer("total").notNull(),
+    /** Events re-sent so far (a manual delivery queued for each). */
+    sent: integer("sent").notNull().default(0),
+    /** Events of the window never sent to the endpoint (paused, disabled, unverified). */
+    unsent: integer("unsent").notNull().default(0),
+    /** The last event handled, in (created_at, id) order; null before the first step. */
+    cursorCreatedAt: ms("cursor_created_at"),
+    cursorEventId: text("cursor_event_id"),
+    /** When the next paced step is due (taken by a conditional UPDATE: once per cluster). */
+    nextStepAt: ms("next_step_at"),
+    stopReason: text("stop_reason"),
+    createdAt: ms("created_at").notNull(),
+    updatedAt: ms("updated_at").notNull(),
+    finishedAt: ms("finished_at"),
+  },
+  (t) => [
+    uniqueIndex("endpoint_recoveries_running_idx").on(t.endpointId).where(sql`status = 'running'`),
+    index("endpoint_recoveries_account_idx").on(t.serviceAccountId, t.createdAt),
+    index("endpoint_recoveries_due_idx").on(t.status, t.nextStepAt),
   ],
 );
 
