@@ -22,7 +22,6 @@ import { transformEbAccount } from "./providers/enable-banking/transform.ts";
 import { ProviderError, providerErrorEffects } from "./providers/errors.ts";
 import { createProviders, type RealBankClients, realBankClients } from "./providers/registry.ts";
 import { providerSecretBox } from "./providers/secrets.ts";
-import { transformAccountSet } from "./providers/simplefin/transform.ts";
 import { type SyncResult, syncConnection } from "./sync.ts";
 
 /** How long the user has to approve at the bank before the callback's state lapses. */
@@ -285,25 +284,23 @@ async function completeSimplefin(
     {},
   );
   let accessUrl: string;
-  let accounts: ReturnType<typeof transformAccountSet>;
   try {
     accessUrl = await client.claim(input.setupToken);
-    const set = await client.accounts(accessUrl, undefined);
-    accounts = transformAccountSet(set, deps.clock.now().toISOString().slice(0, 10));
   } catch (error) {
     return failLink(deps, connectionId, error);
   }
+  // The setup token is spent the moment the claim answers: the access URL is sealed and stored
+  // before any read, so a failed first read leaves a connection the next sync completes.
   const box = providerSecretBox(deps.masterKey.bytes);
-  await moveTo(
-    deps,
-    connectionId,
-    {
-      status: "linked",
-      accounts: accounts.map((a) => ({ account: a.account, transactions: [] })),
-    },
-    { set: { providerSecret: box.seal(accessUrl) } },
+  await deps.db.write((tx) =>
+    tx
+      .update(tx.t.connections)
+      .set({ providerSecret: box.seal(accessUrl), updatedAt: deps.clock.now() })
+      .where(eq(tx.t.connections.id, connectionId)),
   );
-  return { connectionId, status: "linked", firstSync: await firstSync(deps, connectionId) };
+  const sync = await firstSync(deps, connectionId);
+  const { status } = await getConnection(deps.db, connectionId);
+  return { connectionId, status, firstSync: sync };
 }
 
 export async function completeLink(deps: LinkDeps, input: LinkCompletion): Promise<LinkResult> {

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { updateServiceAccount } from "../../src/accounts/service-accounts.ts";
+import { createApiKey } from "../../src/keys/api-keys.ts";
 import type { Services } from "../../src/services.ts";
 import { type EnableBankingStub, startEnableBankingStub } from "../support/enable-banking-stub.ts";
 import { createFakeClock } from "../support/fake-clock.ts";
@@ -17,6 +20,7 @@ let sf: SimplefinStub;
 let services: Services;
 let server: TestServer;
 let client: PortalClient;
+let ownerAccountId: string;
 
 beforeAll(async () => {
   const pki = await createTestPki();
@@ -49,7 +53,7 @@ beforeAll(async () => {
     },
   });
   server = startTestServer(services);
-  ({ client } = await signedInOwner(services, server.baseUrl));
+  ({ client, accountId: ownerAccountId } = await signedInOwner(services, server.baseUrl));
 });
 afterAll(async () => {
   await server.stop();
@@ -161,6 +165,49 @@ describe("connect a bank from the portal and the bank's callback", () => {
     for (const secret of secrets) {
       expect(logs).not.toContain(secret);
       expect(body).not.toContain(secret);
+    }
+  });
+
+  test("a failed claim leaves the setup token nowhere: not in the connection's error, the portal, the logs or the database", async () => {
+    const token = `unclaimed${crypto.randomUUID().replaceAll("-", "")}`;
+    // Nothing listens on port 9: the claim fails with a connection error naming the host.
+    const setupToken = Buffer.from(`https://localhost:9/simplefin/claim/${token}`).toString(
+      "base64",
+    );
+    const failed = await client.request("POST", "/bank-links/simplefin", {
+      setup_token: setupToken,
+    });
+    const failedBody = await failed.text();
+    expect(failed.status).toBe(503);
+    expect(failedBody).toContain("https://localhost:9");
+    const portal = await (await client.request("GET", "/connections")).text();
+    const failedConnection = (
+      JSON.parse(portal) as { data: { id: string; status: string; error: string | null }[] }
+    ).data.find((c) => c.status === "error" && c.error?.includes("localhost:9"));
+    expect(failedConnection).toBeDefined();
+    const key = await createApiKey(services.db, clock, {
+      serviceAccountId: ownerAccountId,
+      name: "leak check",
+    });
+    const api = await fetch(`${server.baseUrl}/v1/connections/${failedConnection?.id}`, {
+      headers: { Authorization: `Bearer ${key.key}` },
+    });
+    const apiBody = await api.text();
+    expect(api.status).toBe(200);
+    expect((JSON.parse(apiBody) as { error: string }).error).toContain("https://localhost:9");
+    const places = [failedBody, portal, apiBody, logger.lines.join("\n")];
+    if (!services.config.databaseUrl) {
+      for (const name of ["svc.db", "svc.db-wal"]) {
+        const path = join(services.config.dataDir, name);
+        if (existsSync(path)) places.push(readFileSync(path).toString("latin1"));
+      }
+    } else {
+      const { connections } = services.db.t;
+      places.push(JSON.stringify(await services.db.select().from(connections)));
+    }
+    for (const place of places) {
+      expect(place).not.toContain(token);
+      expect(place).not.toContain("/simplefin/claim");
     }
   });
 });

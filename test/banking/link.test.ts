@@ -236,6 +236,47 @@ describe("SimpleFIN link flow", () => {
     expect(again.message).toContain("new setup token");
   });
 
+  test("the access URL is sealed and stored when the claim answers: a first read that fails (5xx) leaves a connection the next sync completes", async () => {
+    sf.failNextWith(503);
+    const claimsBefore = sf.claims;
+    const result = await completeLink(services, {
+      provider: "simplefin",
+      serviceAccountId: accountId,
+      setupToken: sf.setupToken(),
+    });
+    expect(sf.claims).toBe(claimsBefore + 1);
+    expect(result.firstSync?.outcome).toBe("failed");
+    const kept = await connectionRow(result.connectionId);
+    expect(kept?.status).toBe("initiated");
+    expect(kept?.providerSecret?.startsWith("sb1.")).toBe(true);
+    expect(JSON.stringify(kept)).not.toContain(sf.issued.at(-1) ?? "?");
+    const { bankAccounts } = services.db.t;
+    const before = await services.db
+      .select()
+      .from(bankAccounts)
+      .where(eq(bankAccounts.connectionId, result.connectionId));
+    expect(before).toEqual([]);
+
+    // The next sync (no new token: it was spent) links the connection and brings the data.
+    const providers = createProviders(clock, {
+      config: services.config,
+      masterKey: services.masterKey.bytes,
+    });
+    clock.advance(61 * 60 * 1000);
+    const next = await syncConnection(services, result.connectionId, {
+      trigger: "schedule",
+      providers,
+    });
+    expect(next.outcome).toBe("succeeded");
+    expect((await connectionRow(result.connectionId))?.status).toBe("linked");
+    const after = await services.db
+      .select()
+      .from(bankAccounts)
+      .where(eq(bankAccounts.connectionId, result.connectionId));
+    expect(after.map((a) => a.externalId)).toEqual(["ACT-1"]);
+    expect(await statusEvents(result.connectionId)).toEqual(["initiated", "linked"]);
+  });
+
   test("a provider outage becomes error only after repeated failures, and linked on the next good sync", async () => {
     const { connectionId } = await completeLink(services, {
       provider: "simplefin",
