@@ -69,6 +69,16 @@ export async function pruneHistory(
         .returning({ id: syncRuns.id }),
     )
   ).length;
+  await db.write((tx) =>
+    tx
+      .delete(tx.t.endpointRecoveries)
+      .where(
+        and(
+          isNotNull(tx.t.endpointRecoveries.finishedAt),
+          lt(tx.t.endpointRecoveries.finishedAt, cutoff),
+        ),
+      ),
+  );
   await pruneLimitCounters(db, new Date(now.getTime() - limitWindowRetentionMs));
   await pruneWindowLog(db, new Date(now.getTime() - limitWindowRetentionMs));
   // Sessions past their 7 days or 12 idle hours can never be used again (DESIGN.md "Portal").

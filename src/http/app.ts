@@ -30,6 +30,11 @@ export interface AppOptions {
   eventStreams?: Partial<EventStreamOptions>;
   /** The portal's page (admin-ui/index.html), answered at `/` with its assets (portal-page.ts). */
   portalPage?: HTMLBundle;
+  /**
+   * This serving process's id (src/cluster/processes.ts): open event streams are then counted
+   * per account across every process on the database; without it, in this process alone.
+   */
+  processId?: string;
 }
 
 export interface HttpApp {
@@ -48,6 +53,7 @@ export function createHttpApp(services: Services, options: AppOptions = {}): Htt
   const v1 = createV1App(services, {
     requestIds,
     ...(options.eventStreams ? { eventStreams: options.eventStreams } : {}),
+    ...(options.processId ? { processId: options.processId } : {}),
   });
   const app = new Hono();
   app.use("*", requestIdMiddleware(requestIds));
