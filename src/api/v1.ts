@@ -29,7 +29,7 @@ import { registerConnectionRoutes } from "./routes/connections.ts";
 import { registerEventRoutes } from "./routes/events.ts";
 import { registerTransactionRoutes } from "./routes/transactions.ts";
 import { type ScalarBundle, scalarBundle } from "./scalar-bundle.ts";
-import { createSharedKeyRateLimiter } from "./shared-rate-limit.ts";
+import { createSharedRateLimiter } from "./shared-rate-limit.ts";
 
 /** Every resource lives under one of these; each one's whole subtree requires a key. */
 export const resourcePrefixes = ["/accounts", "/connections", "/events"] as const;
@@ -66,15 +66,15 @@ export function createV1App(
     onTouchError: (error) => log.warn("recording when an API key was last used failed", { error }),
   });
   const checked: CheckedAccess = new WeakMap();
-  // Shared by every process on the database (shared-rate-limit.ts), decided in memory.
+  // Per account, held across every process on the database (shared-rate-limit.ts).
   const rateLimiter =
     config.apiRateLimitPerMinute > 0
-      ? createSharedKeyRateLimiter(
+      ? createSharedRateLimiter(
           {
             db,
             clock,
             isOpen: () => services.database.isOpen(),
-            onSyncError: (error) => log.warn("sharing the read-API rate limit failed", { error }),
+            onError: (error) => log.warn("reserving read-API allowance failed", { error }),
           },
           config.apiRateLimitPerMinute,
         )
