@@ -30,6 +30,7 @@ import { registerEventRoutes } from "./routes/events.ts";
 import { registerTransactionRoutes } from "./routes/transactions.ts";
 import { type ScalarBundle, scalarBundle } from "./scalar-bundle.ts";
 import { createSharedRateLimiter } from "./shared-rate-limit.ts";
+import { sharedStreamSlots } from "./stream-slots.ts";
 
 /** Every resource lives under one of these; each one's whole subtree requires a key. */
 export const resourcePrefixes = ["/accounts", "/connections", "/events"] as const;
@@ -48,6 +49,8 @@ export interface V1 {
   serveCached: CachedAnswerLane;
   /** Ends every open event stream and refuses new ones (server shutdown). */
   closeStreams(): void;
+  /** Gives back the read-API allowance this process holds unused (server shutdown). */
+  giveBackAllowance(): Promise<void>;
 }
 
 export function createV1App(
@@ -98,6 +101,17 @@ export function createV1App(
     reads: eventReads,
     outbox: services.outbox,
     log,
+    ...(deps.processId
+      ? {
+          slots: sharedStreamSlots({
+            db,
+            clock,
+            processId: deps.processId,
+            onReleaseError: (error) =>
+              log.warn("freeing an event stream's place failed", { error }),
+          }),
+        }
+      : {}),
     ...(deps.eventStreams ? { options: deps.eventStreams } : {}),
   });
   registerEventRoutes(resources, eventReads, streams);
@@ -172,5 +186,10 @@ export function createV1App(
     log: services.log,
     metrics: services.metrics,
   });
-  return { app, serveCached, closeStreams: () => streams.closeAll() };
+  return {
+    app,
+    serveCached,
+    closeStreams: () => streams.closeAll(),
+    giveBackAllowance: async () => rateLimiter?.close(),
+  };
 }

@@ -41,7 +41,7 @@ const streamRoute = createRoute({
   tags: ["Events"],
   summary: "Stream new events (Server-Sent Events)",
   description:
-    "A `text/event-stream` of the account's events as they are written: `id:` the event id, `event:` its type, `data:` the envelope (one line). Without `Last-Event-ID` the stream starts with the next new event; with it, every event after that one is sent first, in order, once. Comment lines (`: heartbeat`) come every 15 s while idle. Opening counts as one request of the key's rate limit; at most 5 streams per account may be open on one server (429 `rate_limited` beyond). The stream ends when the server stops: reconnect with `Last-Event-ID`.",
+    "A `text/event-stream` of the account's events as they are written: `id:` the event id, `event:` its type, `data:` the envelope (one line). Without `Last-Event-ID` the stream starts with the next new event; with it, every event after that one is sent first, in order, once. Comment lines (`: heartbeat`) come every 15 s while idle. Opening counts as one request of the account's rate limit; at most 5 streams per account may be open at once, on every server of the service together (429 `rate_limited` beyond). The stream ends when the server stops: reconnect with `Last-Event-ID`.",
   request: {
     query: eventStreamQuery,
     headers: z.object({
