@@ -81,14 +81,12 @@ describe("processes that are gone (kill -9) give up their leases at once", () =>
     // And an event stream it holds open (a place of the account's cap).
     const { eventStreams } = db.t;
     await db.write((tx) =>
-      tx
-        .insert(eventStreams)
-        .values({
-          id: crypto.randomUUID(),
-          serviceAccountId: s.accountId,
-          processId: other.id,
-          openedAt: now,
-        }),
+      tx.insert(eventStreams).values({
+        id: crypto.randomUUID(),
+        serviceAccountId: s.accountId,
+        processId: other.id,
+        openedAt: now,
+      }),
     );
 
     const self = await startProcessRegistry({ ...registryOptions, database: s.services.database });
