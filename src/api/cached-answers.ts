@@ -78,7 +78,9 @@ export function createCachedAnswerLane(deps: {
     // In memory while the process holds allowance for the account (shared-rate-limit.ts).
     const limit = deps.rateLimiter.consume(principal.serviceAccountId, now);
     if (!(limit instanceof Promise)) return respond(request, access, remembered, limit, started);
-    return limit.then((decided) => respond(request, access, remembered, decided, started));
+    return limit
+      .then((decided) => respond(request, access, remembered, decided, started))
+      .catch(() => undefined);
   };
   const respond = (
     request: Request,
