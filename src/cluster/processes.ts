@@ -116,7 +116,7 @@ export async function startProcessRegistry(
   const { database, clock, log } = options;
   const { db } = database;
   const { serviceProcesses } = db.t;
-  const id = newId();
+  let id = newId();
   const self = { host: hostname(), pid: process.pid };
   const staleAfterMs = options.staleAfterMs ?? processStaleAfterMs;
   const register = () => {
@@ -147,12 +147,20 @@ export async function startProcessRegistry(
     connection.release();
   };
   const lockSelf = async () => {
-    if (database.engine !== "postgres") return;
+    if (database.engine !== "postgres") return true;
     await unlockSelf();
     lockConnection = await database.client.reserve();
-    await lockConnection`SELECT pg_advisory_lock(${processLockClass}, hashtext(${id}))`;
+    // Never waits: a live process holding the same lock (two ids of one 32-bit hash) answers
+    // false, and a new id is drawn at start.
+    const [row] = await lockConnection<
+      { locked: boolean }[]
+    >`SELECT pg_try_advisory_lock(${processLockClass}, hashtext(${id})) AS locked`;
+    return row?.locked === true;
   };
-  await lockSelf();
+  for (let attempt = 0; database.engine === "postgres" && !(await lockSelf()); attempt++) {
+    if (attempt >= 3) throw new Error("could not take this process's liveness lock");
+    id = newId();
+  }
   await register();
 
   const goneIds = async (now: Date): Promise<string[]> => {
@@ -201,7 +209,7 @@ export async function startProcessRegistry(
       await register();
     } catch (error) {
       log.warn("the process heartbeat failed; taking the lock again", { error });
-      await lockSelf().catch(() => undefined);
+      await lockSelf().catch(() => false);
     }
   };
 
