@@ -4,9 +4,11 @@ import type { CreatedAccount } from "./accounts/service-accounts.ts";
 import { startRetentionWorker } from "./banking/retention.ts";
 import { startSyncScheduler } from "./banking/scheduler.ts";
 import { startProcessRegistry } from "./cluster/processes.ts";
+import { configOriginLabel } from "./config.ts";
 import { startHttpServer } from "./http/server.ts";
 import { startMailWorker } from "./mail/start.ts";
 import type { Services } from "./services.ts";
+import { startRecoveryWorker } from "./webhooks/recovery-steps.ts";
 import { startWebhookWorkers } from "./webhooks/workers.ts";
 import type { Worker } from "./worker.ts";
 
@@ -72,8 +74,10 @@ export async function startService(
     throw error;
   }
   if (config.unsafeAllowPrivateTargets) {
+    const source = configOriginLabel(config, "unsafeAllowPrivateTargets");
     log.warn(
-      "SVC_UNSAFE_ALLOW_PRIVATE_TARGETS is on: webhook deliveries may reach loopback and private addresses on any port. Never use this in production.",
+      `unsafeAllowPrivateTargets is on (set by ${source}): webhook deliveries may reach loopback and private addresses on any port. Never use this in production.`,
+      { source },
     );
   }
   // Stopped last: its stop removes this process's row once nothing of it is left.
@@ -89,6 +93,15 @@ export async function startService(
   });
   wakeDispatcher = dispatcher.wake;
   workers.push(dispatcher);
+  // Stopped before the dispatcher: no step queues deliveries while it finishes.
+  workers.push(
+    startRecoveryWorker({
+      db: services.db,
+      clock: services.clock,
+      log: services.log.child({ worker: "recoveries" }),
+      outbox: services.outbox,
+    }),
+  );
   log.info("listening", {
     listen: server.url.toString(),
     baseUrl: config.baseUrl,

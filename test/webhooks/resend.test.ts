@@ -1,9 +1,8 @@
 // Resend, Retry now and the per-endpoint event-type filter (issue 18 "Endpoint features"),
 // through the real delivery engine against a loopback HTTPS receiver, under a fake clock.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { silentLogger } from "../../src/log.ts";
 import { getDelivery, listDeliveries } from "../../src/webhooks/delivery-log.ts";
-import { createDispatcher, type Dispatcher } from "../../src/webhooks/dispatcher.ts";
+import type { Dispatcher } from "../../src/webhooks/dispatcher.ts";
 import { registerEndpoint, updateEndpoint } from "../../src/webhooks/endpoint-registration.ts";
 import { pauseEndpoint, removeEndpoint } from "../../src/webhooks/endpoint-state.ts";
 import { testEndpoint } from "../../src/webhooks/endpoint-test.ts";
@@ -14,7 +13,6 @@ import {
   resendLimit,
   retryDeliveryNow,
 } from "../../src/webhooks/resend.ts";
-import { senderFromConfig } from "../../src/webhooks/sender.ts";
 import { sendVerificationCode, verifyEndpoint } from "../../src/webhooks/verification.ts";
 import { acceptVerification, type Receiver, startReceiver } from "../support/receiver.ts";
 import { waitUntil } from "../support/wait.ts";
@@ -23,6 +21,7 @@ import {
   createWebhookSetup,
   registerVerified,
   testCertificates,
+  testDispatcher,
   type WebhookSetup,
 } from "../support/webhooks.ts";
 
@@ -45,18 +44,7 @@ async function setup(options: Parameters<typeof createWebhookSetup>[0] = {}) {
 }
 
 function dispatcher(s: WebhookSetup): Dispatcher {
-  const d = createDispatcher({
-    db: s.services.db,
-    clock: s.clock,
-    log: silentLogger,
-    masterKey: s.services.masterKey,
-    sender: senderFromConfig(s.services.config, s.clock, { resolve: s.ctx.resolve }),
-    outbox: s.services.outbox,
-    concurrency: 4,
-    endpointConcurrency: 4,
-    schedule: false,
-    stopGraceMs: 50,
-  });
+  const d = testDispatcher(s);
   cleanups.push(() => d.stop());
   return d;
 }
