@@ -13,7 +13,8 @@
 //
 // Limits: opening counts as one request of the account's rate limit (the /v1 middleware), and an
 // account holds at most `maxPerAccount` streams at once across every server of the service
-// (stream-slots.ts), so its keys cannot pin every connection. `closeAll` ends every stream at shutdown, so a graceful stop does not wait on them.
+// (stream-slots.ts), so its keys cannot pin every connection. `closeAll` ends every stream at
+// shutdown, so a graceful stop does not wait on them.
 import type { Context } from "hono";
 import { type SSEStreamingApi, streamSSE } from "hono/streaming";
 import { z } from "zod";
