@@ -509,6 +509,11 @@ export interface components {
              * @example null
              */
             error: string | null;
+            /**
+             * @description The bank's latest message to the user (for example that they must sign in at the bank again) and what the last sync left out of the bank's answer (for example "1 account without an identifier was skipped"); null when there is nothing to say. Shown even while the connection is `linked`; never a secret or URL path.
+             * @example 1 account without an identifier was skipped
+             */
+            notice: string | null;
         };
         EventList: {
             data: components["schemas"]["Event"][];
