@@ -28,6 +28,7 @@ export const copyOrder: TableName[] = [
   "webhookEndpoints",
   "verificationCodes",
   "events",
+  "endpointRecoveries",
   "deliveries",
   "deliveryAttempts",
   "rateLimitCounters",
@@ -35,6 +36,8 @@ export const copyOrder: TableName[] = [
   "scheduledRuns",
   "mailOutbox",
   "instanceMeta",
+  "serviceProcesses",
+  "eventStreams",
 ];
 
 /** Rows read from the source per query. */
