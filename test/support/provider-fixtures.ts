@@ -65,3 +65,28 @@ export const defaultEbBalances = {
     },
   ],
 };
+
+/** The day the fixtures are written around (their dates lie in the days before it). */
+export const fixtureToday = "2026-01-15";
+
+/**
+ * A copy of a fixture with every date moved so that `fixtureToday` becomes `today`: whole-string
+ * dates and date-times, and SimpleFIN's Unix times (for tests on the real clock, whose windows
+ * end today).
+ */
+export function movedToDay<T>(value: T, today: string): T {
+  const shiftMs = Date.parse(`${today}T00:00:00Z`) - Date.parse(`${fixtureToday}T00:00:00Z`);
+  const move = (v: unknown, key?: string): unknown => {
+    if (typeof v === "string" && /^\d{4}-\d{2}-\d{2}(T.*)?$/.test(v)) {
+      const moved = new Date(Date.parse(v.length === 10 ? `${v}T00:00:00Z` : v) + shiftMs);
+      return v.length === 10 ? moved.toISOString().slice(0, 10) : moved.toISOString();
+    }
+    if (typeof v === "number" && key && ["posted", "transacted_at", "balance-date"].includes(key))
+      return v > 0 ? v + shiftMs / 1000 : v;
+    if (Array.isArray(v)) return v.map((item) => move(item));
+    if (v && typeof v === "object")
+      return Object.fromEntries(Object.entries(v).map(([k, item]) => [k, move(item, k)]));
+    return v;
+  };
+  return move(value) as T;
+}
