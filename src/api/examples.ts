@@ -273,7 +273,7 @@ export function commonErrorExamples(rateLimitPerMinute: number): Record<string, 
     },
     "429": {
       rate_limited: example(
-        "Over the per-key limit",
+        "Over the account's limit",
         rateLimitedError({ allowed: false, limit, remaining: 0, resetSeconds: 42 }),
       ),
     },
