@@ -34,7 +34,7 @@ describe("svc dev", () => {
       20_000,
     );
     const svc = async (...args: string[]) => {
-      const run = await runBinary(binary, [...args, "--json"], cwd);
+      const run = await runBinary(binary, [...args, "--json"], cwd, { SVC_LOG_LEVEL: "warn" });
       expect({ args, code: run.code, stderr: run.stderr }).toEqual({ args, code: 0, stderr: "" });
       return JSON.parse(run.stdout);
     };
@@ -65,7 +65,22 @@ describe("svc dev", () => {
 
         // An account event, delivered by the running dev server, then resent.
         const connection = await svc("sandbox", "connect", "--account", account.id);
-        await svc("sandbox", "set-status", "--connection", connection.id, "suspended");
+        // Each account event type on demand (Simulate activity), delivered by the dev server.
+        for (const kind of ["transactions", "booking", "balance", "status"]) {
+          const simulated = await svc("sandbox", "trigger", kind, "--connection", connection.id);
+          expect(simulated.expected_events.length).toBeGreaterThan(0);
+        }
+        const typesReceived = () =>
+          new Set(receiver.requests.map((r) => JSON.parse(r.body).type as string));
+        await waitUntil(
+          () =>
+            [
+              "account.transactions.available",
+              "account.balance.updated",
+              "connection.status.changed",
+            ].every((type) => typesReceived().has(type)),
+          "every account event type at the receiver",
+        );
         const isStatusEvent = (body: string) =>
           JSON.parse(body).type === "connection.status.changed";
         await waitUntil(
