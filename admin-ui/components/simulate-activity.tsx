@@ -1,6 +1,7 @@
 // Simulate activity on a sandbox connection (like `stripe trigger`): the owner picks what the
 // bank does now, the server syncs at once, and the account events go to the owner's endpoints.
 import { useState } from "preact/hooks";
+import { connectionStatuses } from "../../src/db/schema/values.ts";
 import { api } from "../api.ts";
 import type { OwnConnectionView, SimulationResult } from "../types.ts";
 import { useAction } from "../use-action.ts";
@@ -14,16 +15,6 @@ const kinds = [
   ["status", "The connection status changes (connection.status.changed)"],
 ] as const;
 type Kind = (typeof kinds)[number][0];
-
-const statuses = [
-  "linked",
-  "awaiting_auth",
-  "rejected",
-  "suspended",
-  "expired",
-  "error",
-  "initiated",
-] as const;
 
 export function SimulateActivity(props: {
   connection: OwnConnectionView;
@@ -55,7 +46,7 @@ export function SimulateActivity(props: {
         <Field label="New status">
           {(ids) => (
             <select {...ids} value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
-              {statuses.map((s) => (
+              {connectionStatuses.map((s) => (
                 <option value={s}>{s.replace("_", " ")}</option>
               ))}
             </select>

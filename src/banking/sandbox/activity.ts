@@ -12,7 +12,12 @@ import {
   monthNames,
 } from "./catalog.ts";
 import { type Random, randomStream } from "./prng.ts";
-import { type SandboxAccountCode, type SandboxProfile, streams } from "./profile.ts";
+import {
+  type SandboxAccountCode,
+  type SandboxItem,
+  type SandboxProfile,
+  streams,
+} from "./profile.ts";
 
 const hourMs = 3_600_000;
 const minuteMs = 60_000;
@@ -28,18 +33,7 @@ export const maxBookingLagMs = 4 * dayMs;
 const liveMinLagMs = 30 * minuteMs;
 const liveMaxLagMs = 180 * minuteMs;
 
-/** One thing that happened at the bank, in cents. Card payments are pending until `bookAt`. */
-export interface SandboxItem {
-  /** Stable id part, unique per connection. */
-  key: string;
-  account: SandboxAccountCode;
-  amountCents: number;
-  at: number;
-  bookAt: number;
-  description: string;
-  counterparty: string | null;
-  merchant: string | null;
-}
+export type { SandboxItem };
 
 function monthLabel(day: number): string {
   const date = dayStart(day);

@@ -24,8 +24,12 @@ export interface SandboxAccount {
   creditLimitCents: number;
 }
 
-/** A transaction the owner made happen with *Simulate activity* (simulate.ts). */
-export interface SimulatedItem {
+/**
+ * One thing that happened at the bank, in cents. Card payments are pending until `bookAt`.
+ * Made by the seed (activity.ts) or by *Simulate activity* (simulate.ts).
+ */
+export interface SandboxItem {
+  /** Stable id part, unique per connection. */
   key: string;
   account: SandboxAccountCode;
   amountCents: number;
@@ -38,7 +42,7 @@ export interface SimulatedItem {
 
 /** What *Simulate activity* added to the bank, beside the activity the seed decides. */
 export interface SimulatedActivity {
-  items: SimulatedItem[];
+  items: SandboxItem[];
   /** Pending items booked on demand: item key -> when it booked (ms). */
   booked: Record<string, number>;
   /** Balance moves without a transaction, per account: the sum in cents and the last move. */

@@ -17,9 +17,9 @@ import { setSandboxStatus } from "./connect.ts";
 import { randomStream } from "./prng.ts";
 import {
   type SandboxAccountCode,
+  type SandboxItem,
   type SandboxState,
   type SimulatedActivity,
-  type SimulatedItem,
   sandboxProfile,
 } from "./profile.ts";
 import { parseSandboxState } from "./provider.ts";
@@ -96,7 +96,7 @@ function emptySimulation(): SimulatedActivity {
 /** Drops old simulated transactions, folding their amounts into the account's balance move. */
 function pruned(simulated: SimulatedActivity, now: number): SimulatedActivity {
   const balances = { ...simulated.balances };
-  const items: SimulatedItem[] = [];
+  const items: SandboxItem[] = [];
   for (const item of simulated.items) {
     if (item.bookAt >= now - keepItemsMs) {
       items.push(item);
@@ -128,7 +128,7 @@ function change(
     const merchant = random.pick(everydayMerchants);
     const friend = random.pick(friends);
     const spent = random.int(merchant.minCents, merchant.maxCents);
-    const items: SimulatedItem[] = [
+    const items: SandboxItem[] = [
       {
         key: `${key}a`,
         account,
@@ -172,7 +172,7 @@ function change(
     // Nothing pending on that account now: a card payment shows as pending first, and books
     // once the sync has stored it (simulateActivity syncs twice).
     const merchant = random.pick(everydayMerchants);
-    const item: SimulatedItem = {
+    const item: SandboxItem = {
       key: `${key}p`,
       account,
       amountCents: -random.int(merchant.minCents, merchant.maxCents),
