@@ -2,8 +2,11 @@
 // POST to it returns the access URL (credentials included: a secret, sealed at rest); reads are
 // GET {access}/accounts. Both URLs come from the user, so the public-address guard applies.
 import { ProviderError, parseRetryAfter } from "../errors.ts";
-import { jsonBody, type ProviderHttp, type ProviderResponse, redactUrl } from "../http.ts";
+import { jsonBody, type ProviderHttp, type ProviderResponse, shownUrl } from "../http.ts";
 import { parseAccountSet, type SimplefinAccountSet } from "./transform.ts";
+
+/** Redirects followed from the Bridge (same host, https, address guard on each hop). */
+export const maxBridgeRedirects = 3;
 
 /** Decodes a setup token into its claim URL, or says plainly why it is not one. */
 export function claimUrlFromSetupToken(token: string): URL {
@@ -58,6 +61,7 @@ export function createSimplefinClient(deps: {
         url: claimUrl.toString(),
         body: "",
         userSupplied: true,
+        sameHostRedirects: maxBridgeRedirects,
       });
       if (response.status !== 200) {
         const error = httpError(response, "claiming the setup token", deps.now());
@@ -81,9 +85,10 @@ export function createSimplefinClient(deps: {
         method: "GET",
         url: url.toString(),
         userSupplied: true,
+        sameHostRedirects: maxBridgeRedirects,
       });
       if (response.status !== 200)
-        throw httpError(response, `reading ${redactUrl(url)}`, deps.now());
+        throw httpError(response, `reading ${shownUrl(url)}`, deps.now());
       return parseAccountSet(jsonBody(response, "SimpleFIN accounts"));
     },
   };
