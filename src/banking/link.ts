@@ -20,6 +20,7 @@ import { newId } from "../ids.ts";
 import type { Services } from "../services.ts";
 import { applyConnectionSnapshot } from "./apply.ts";
 import { assertServiceAccount, getConnection } from "./connections.ts";
+import { assertConnectionRoom, takeLinkAttempt } from "./link-limits.ts";
 import type { ConnectionSnapshot } from "./model.ts";
 import type { ProviderRegistry } from "./provider.ts";
 import { transformEbAccount } from "./providers/enable-banking/transform.ts";
@@ -168,6 +169,7 @@ export async function startLink(
   origin: LinkOrigin = {},
 ): Promise<LinkStart> {
   await assertServiceAccount(deps.db, serviceAccountId);
+  await assertConnectionRoom(deps.db, serviceAccountId);
   if (options.provider === "simplefin") {
     return {
       kind: "paste_token",
@@ -189,6 +191,7 @@ export async function startLink(
   const consentDays = options.consentDays ?? defaultConsentDays;
   if (!Number.isInteger(consentDays) || consentDays < 1 || consentDays > maxConsentDays)
     throw new ApiError("invalid_request", `consent days must be 1 to ${maxConsentDays}.`);
+  await takeLinkAttempt(deps.db, deps.clock, serviceAccountId);
 
   const connectionId = await createInitiated(deps, serviceAccountId, "enable_banking", bank, {
     bank,
@@ -336,6 +339,8 @@ async function completeSimplefin(
   input: Extract<LinkCompletion, { provider: "simplefin" }>,
 ): Promise<LinkResult> {
   await assertServiceAccount(deps.db, input.serviceAccountId);
+  await assertConnectionRoom(deps.db, input.serviceAccountId);
+  await takeLinkAttempt(deps.db, deps.clock, input.serviceAccountId);
   const client = clientsOf(deps).simplefin;
   const connectionId = await createInitiated(
     deps,

@@ -1,6 +1,7 @@
 // Retention (issue 4): events and their delivery history older than `retentionDays` are
 // deleted by a daily job; bank data is kept. Deliveries and attempts go with their event
-// (ON DELETE CASCADE). An event that still has a delivery waiting for a retry is kept until it
+// (ON DELETE CASCADE). Real-bank link attempts that never linked go a day after they began
+// (link-limits.ts). An event that still has a delivery waiting for a retry is kept until it
 // is done, so a short retention never cuts a retry schedule (spec 6) short.
 import { Cron } from "croner";
 import { and, eq, inArray, isNotNull, lt, notExists } from "drizzle-orm";
@@ -12,6 +13,7 @@ import { pruneWindowLog } from "../limits/sliding-window.ts";
 import type { Services } from "../services.ts";
 import type { Worker } from "../worker.ts";
 import { dayMs } from "./dates.ts";
+import { pruneAbandonedLinks } from "./link-limits.ts";
 
 /** Every day at 03:30 (server time). */
 export const retentionSchedule = "30 3 * * *";
@@ -23,6 +25,8 @@ const batchSize = 1_000;
 export interface PruneResult {
   events: number;
   syncRuns: number;
+  /** Real-bank link attempts that never linked, removed a day after they began. */
+  abandonedLinks: number;
   cutoff: string;
 }
 
@@ -69,7 +73,8 @@ export async function pruneHistory(
   ).length;
   await pruneLimitCounters(db, new Date(now.getTime() - limitWindowRetentionMs));
   await pruneWindowLog(db, new Date(now.getTime() - limitWindowRetentionMs));
-  return { events: eventCount, syncRuns: runs, cutoff: cutoff.toISOString() };
+  const abandonedLinks = await pruneAbandonedLinks(db, clock);
+  return { events: eventCount, syncRuns: runs, abandonedLinks, cutoff: cutoff.toISOString() };
 }
 
 /** The daily retention job as a background worker of `svc serve`. */
