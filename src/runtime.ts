@@ -1,6 +1,7 @@
 // `svc serve` as a function: the HTTP server plus the background work, with an orderly stop.
 import { ensureFirstOperator } from "./accounts/bootstrap.ts";
 import type { CreatedAccount } from "./accounts/service-accounts.ts";
+import { startConsentWarningWorker } from "./banking/consent-warnings.ts";
 import { startRetentionWorker } from "./banking/retention.ts";
 import { startSyncScheduler } from "./banking/scheduler.ts";
 import { startHttpServer } from "./http/server.ts";
@@ -64,6 +65,7 @@ export async function startService(
   // Stopped in reverse: the dispatcher first (it may queue mail), then the mail sender.
   const mail = startMailWorker(services);
   if (mail) workers.push(mail);
+  workers.push(startConsentWarningWorker(services, { onMailQueued: () => mail?.wake() }));
   workers.push(startWebhookWorkers(services, { onMailQueued: () => mail?.wake() }));
   log.info("listening", {
     listen: server.url.toString(),

@@ -123,6 +123,10 @@ export const connectionSchema = z
       .string()
       .nullable()
       .openapi({ description: "Why the connection is in `error`, when it is.", example: null }),
+    consent_expires_at: timestampSchema.nullable().openapi({
+      description:
+        "When the bank consent behind the connection ends (UTC); null when the connection has no consent that ends (sandbox, operator ingest, SimpleFIN). The owner is e-mailed 7 days and 1 day before; after it the connection moves to `expired` until it is renewed.",
+    }),
   })
   .openapi("Connection");
 

@@ -23,6 +23,7 @@ import { assertServiceAccount, getConnection } from "./connections.ts";
 import { assertConnectionRoom, takeLinkAttempt } from "./link-limits.ts";
 import type { ConnectionSnapshot } from "./model.ts";
 import type { ProviderRegistry } from "./provider.ts";
+import type { EnableBankingClient } from "./providers/enable-banking/client.ts";
 import { transformEbAccount } from "./providers/enable-banking/transform.ts";
 import { ProviderError, providerErrorEffects } from "./providers/errors.ts";
 import { createProviders, type RealBankClients, realBankClients } from "./providers/registry.ts";
@@ -162,6 +163,21 @@ async function failLink(deps: LinkDeps, connectionId: string, error: unknown): P
   throw error;
 }
 
+/**
+ * When the consent asked of the bank ends: the days asked for, capped at the bank's
+ * `maximum_consent_validity` (seconds, from Enable Banking's bank list): Enable Banking
+ * refuses a `valid_until` beyond it.
+ */
+export async function consentEnd(
+  client: EnableBankingClient,
+  input: { bank: string; country: string; consentDays: number; now: Date },
+): Promise<Date> {
+  const asked = input.consentDays * 86_400_000;
+  const aspsp = (await client.listAspsps(input.country)).find((a) => a.name === input.bank);
+  const maxMs = aspsp?.maximum_consent_validity ? aspsp.maximum_consent_validity * 1000 : asked;
+  return new Date(input.now.getTime() + Math.min(asked, maxMs));
+}
+
 export async function startLink(
   deps: LinkDeps,
   serviceAccountId: string,
@@ -205,7 +221,7 @@ export async function startLink(
     auth = await client.startAuth({
       bank,
       country,
-      validUntil: new Date(now.getTime() + consentDays * 86_400_000),
+      validUntil: await consentEnd(client, { bank, country, consentDays, now }),
       state,
       redirectUrl: `${deps.config.baseUrl}/connect/callback`,
     });

@@ -3,11 +3,10 @@
 // (ON DELETE CASCADE). Real-bank link attempts that never linked go a day after they began
 // (link-limits.ts). An event that still has a delivery waiting for a retry is kept until it
 // is done, so a short retention never cuts a retry schedule (spec 6) short.
-import { Cron } from "croner";
 import { and, eq, inArray, isNotNull, lt, notExists } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/store.ts";
-import { claimScheduledRun, halfInterval } from "../jobs/scheduled-runs.ts";
+import { startScheduledJob } from "../jobs/scheduled-job.ts";
 import { pruneLimitCounters } from "../limits/counter.ts";
 import { pruneWindowLog } from "../limits/sliding-window.ts";
 import type { Services } from "../services.ts";
@@ -79,30 +78,12 @@ export async function pruneHistory(
 
 /** The daily retention job as a background worker of `svc serve`. */
 export function startRetentionWorker(services: Services, schedule = retentionSchedule): Worker {
-  let running: Promise<void> = Promise.resolve();
-  const job: Cron = new Cron(schedule, { protect: true }, () => {
-    running = (async () => {
-      try {
-        // Once per tick across every instance sharing the database.
-        const now = services.clock.now();
-        if (!(await claimScheduledRun(services.db, "retention", now, halfInterval(job)))) return;
-        const result = await pruneHistory(
-          services.db,
-          services.clock,
-          services.config.retentionDays,
-        );
-        services.log.info("retention: old history deleted", { ...result });
-      } catch (error) {
-        services.log.error("retention job failed", { error });
-      }
-    })();
-    return running;
-  });
-  return {
+  return startScheduledJob(services, {
     name: "retention",
-    async stop() {
-      job.stop();
-      await running;
+    schedule,
+    async run() {
+      const result = await pruneHistory(services.db, services.clock, services.config.retentionDays);
+      services.log.info("retention: old history deleted", { ...result });
     },
-  };
+  });
 }

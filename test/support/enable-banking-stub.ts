@@ -55,6 +55,10 @@ export interface EnableBankingStub {
   sessionValidUntil: string;
   /** The `state` of the last authorisation started (what the bank's redirect carries back). */
   lastState: string;
+  /** The `access.valid_until` the last authorisation asked for. */
+  lastValidUntil: string;
+  /** The bank list's `maximum_consent_validity` (seconds) for every bank. */
+  maximumConsentValidity: number;
   sessions: Map<string, { status: string; deleted: boolean }>;
   stop(): void;
 }
@@ -116,6 +120,8 @@ export async function startEnableBankingStub(
     pageSize: 2,
     calls: [],
     lastState: "",
+    lastValidUntil: "",
+    maximumConsentValidity: 7_776_000,
     sessionValidUntil: new Date(nowMs() + 90 * 86_400_000).toISOString(),
     sessions: new Map(),
     failNext(failure) {
@@ -157,17 +163,21 @@ export async function startEnableBankingStub(
       if (request.method === "GET" && path === "/aspsps") {
         const country = url.searchParams.get("country") ?? "FI";
         return json({
-          aspsps: [{ name: "Stub Bank", country, maximum_consent_validity: 7_776_000 }],
+          aspsps: [
+            { name: "Stub Bank", country, maximum_consent_validity: stub.maximumConsentValidity },
+          ],
         });
       }
       if (request.method === "POST" && path === "/auth") {
         const body = (await request.json()) as {
+          access: { valid_until: string };
           aspsp: { name: string };
           state: string;
           redirect_url: string;
         };
         const authorizationId = `auth-${++counter}`;
         stub.lastState = body.state;
+        stub.lastValidUntil = body.access.valid_until;
         pending.set(authorizationId, {
           bank: body.aspsp.name,
           redirect: body.redirect_url,
