@@ -26,6 +26,9 @@ const name = z
 
 export const ebAccountSchema = z.object({
   uid: z.string().min(1),
+  /** Stable across sessions (Enable Banking: "can be used for matching accounts between
+   * multiple sessions"), unlike `uid`, which a new session renews. */
+  identification_hash: z.string().min(1).nullish(),
   account_id: z
     .object({ iban: z.string().optional(), masked_pan: z.string().optional() })
     .partial()
