@@ -77,9 +77,7 @@ export function AttentionBanner(props: { route: string }) {
   }, [refresh]);
   usePolling(refresh, 30_000);
   const a = attention.data;
-  const count = a
-    ? a.disabledEndpoints.length + a.connections.length + a.consentsEnding.length
-    : 0;
+  const count = a ? a.disabledEndpoints.length + a.connections.length + a.consentsEnding.length : 0;
   return (
     <>
       {a && count > 0 && (

@@ -6,6 +6,7 @@ import {
   ConnectionStatusBadge,
   providerName,
   RemoveConnectionButton,
+  RenewConnection,
 } from "../components/connect-bank.tsx";
 import { CopyId } from "../components/copy.tsx";
 import { Feedback } from "../components/feedback.tsx";
@@ -143,6 +144,7 @@ function ConnectionCard(props: {
         <p class="small muted">Data for this connection is sent in by the operator.</p>
       )}
       <div class="actions">
+        <RenewConnection connection={c} onRenewed={props.onSynced} />
         <RemoveConnectionButton
           id={c.id}
           institution={c.institution}

@@ -2,7 +2,7 @@
 // on loopback with a certificate from the test's throwaway CA. It checks every call's JWT
 // (RS256 signature against the application's public key, kid, iss, aud, exp), pages
 // transactions with continuation keys, and can answer each error kind on demand.
-import { generateKeyPairSync, type KeyObject, randomUUID, verify } from "node:crypto";
+import { createHash, generateKeyPairSync, type KeyObject, randomUUID, verify } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Server } from "bun";
@@ -59,6 +59,11 @@ export interface EnableBankingStub {
   lastValidUntil: string;
   /** The bank list's `maximum_consent_validity` (seconds) for every bank. */
   maximumConsentValidity: number;
+  /**
+   * As Enable Banking does: every new session names the accounts by new `uid`s (here
+   * `<uid>.s<n>`); `identification_hash` (from the IBAN) stays the same across sessions.
+   */
+  sessionScopedUids: boolean;
   sessions: Map<string, { status: string; deleted: boolean }>;
   stop(): void;
 }
@@ -122,6 +127,7 @@ export async function startEnableBankingStub(
     lastState: "",
     lastValidUntil: "",
     maximumConsentValidity: 7_776_000,
+    sessionScopedUids: false,
     sessionValidUntil: new Date(nowMs() + 90 * 86_400_000).toISOString(),
     sessions: new Map(),
     failNext(failure) {
@@ -195,10 +201,12 @@ export async function startEnableBankingStub(
         codes.delete(code);
         const sessionId = `session-${randomUUID()}`;
         stub.sessions.set(sessionId, { status: "AUTHORIZED", deleted: false });
+        const scope = stub.sessionScopedUids ? `.s${stub.sessions.size}` : "";
         return json({
           session_id: sessionId,
           accounts: stub.accounts.map((a) => ({
-            uid: a.uid,
+            uid: `${a.uid}${scope}`,
+            identification_hash: createHash("sha256").update(a.iban).digest("base64"),
             account_id: { iban: a.iban },
             name: a.name,
             currency: a.currency,
@@ -223,9 +231,8 @@ export async function startEnableBankingStub(
         });
       }
       const accountMatch = /^\/accounts\/([^/]+)\/(balances|transactions)$/.exec(path);
-      const account = stub.accounts.find(
-        (a) => a.uid === decodeURIComponent(accountMatch?.[1] ?? ""),
-      );
+      const uid = decodeURIComponent(accountMatch?.[1] ?? "").replace(/\.s\d+$/, "");
+      const account = stub.accounts.find((a) => a.uid === uid);
       if (accountMatch && account && request.method === "GET") {
         if (accountMatch[2] === "balances") {
           return json({
