@@ -87,6 +87,7 @@ const connection = {
   last_synced_at: "2026-01-15T09:00:00.000Z",
   error: null,
   notice: null,
+  consent_expires_at: "2026-04-02T08:30:00.000Z",
 } satisfies z.infer<typeof connectionSchema>;
 
 /** Events as /v1/events serves them: the envelopes the webhooks section shows, newest first. */
