@@ -52,7 +52,12 @@ export interface V1 {
 
 export function createV1App(
   services: Services,
-  deps: { requestIds: RequestIds; eventStreams?: Partial<EventStreamOptions> },
+  deps: {
+    requestIds: RequestIds;
+    eventStreams?: Partial<EventStreamOptions>;
+    /** See AppOptions.processId. */
+    processId?: string;
+  },
 ): V1 {
   const { config, db, clock, log } = services;
   const resources = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook });

@@ -198,6 +198,7 @@ async function writeTransactions(
       merchantName: record.merchantName,
       bookedTransactionId: null,
       pendingTransactionId: replaces?.id ?? null,
+      removedAt: null,
       createdAt: now,
       updatedAt: now,
     } satisfies Omit<TransactionRow, "json">;

@@ -23,6 +23,7 @@ export const copyOrder: TableName[] = [
   "bankAccounts",
   "balances",
   "transactions",
+  "transactionProviderIds",
   "syncRuns",
   "webhookEndpoints",
   "verificationCodes",
@@ -35,6 +36,8 @@ export const copyOrder: TableName[] = [
   "scheduledRuns",
   "mailOutbox",
   "instanceMeta",
+  "serviceProcesses",
+  "eventStreams",
 ];
 
 /** Rows read from the source per query. */

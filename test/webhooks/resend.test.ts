@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { getDelivery, listDeliveries } from "../../src/webhooks/delivery-log.ts";
 import type { Dispatcher } from "../../src/webhooks/dispatcher.ts";
 import { registerEndpoint, updateEndpoint } from "../../src/webhooks/endpoint-registration.ts";
-import { pauseEndpoint } from "../../src/webhooks/endpoint-state.ts";
+import { pauseEndpoint, removeEndpoint } from "../../src/webhooks/endpoint-state.ts";
 import { testEndpoint } from "../../src/webhooks/endpoint-test.ts";
 import { recordAccountEvent } from "../../src/webhooks/events.ts";
 import {
@@ -194,7 +194,7 @@ describe("resend (issue 18)", () => {
     expect(foreignEndpoint.status).toBe(404);
   });
 
-  test("at most 60 per account in any 3,600 s, counted from the rows (sliding, not per clock hour), 429 with when and Retry-After", async () => {
+  test("at most 60 per account in any 3,600 s, sliding, not per clock hour, 429 with when and Retry-After", async () => {
     const s = await setup();
     const { endpoint } = await registerVerified(s, ok, `/lim-${crypto.randomUUID()}`);
     const event = await raiseBalance(s);
@@ -219,6 +219,24 @@ describe("resend (issue 18)", () => {
     expect((await apiErrorOf(() => resendEvent(s.services, ref, event.eventId))).status).toBe(429);
     const manual = await listDeliveries(s.services.db, { endpointId: endpoint.id, limit: 1000 });
     expect(manual.filter((m) => m.manual)).toHaveLength(resendLimit.limit + half);
+  });
+
+  test("the 60 per hour are counted per account apart from the deliveries: removing and re-adding an endpoint does not reset them", async () => {
+    const s = await setup();
+    const first = await registerVerified(s, ok, `/gone-${crypto.randomUUID()}`);
+    const event = await raiseBalance(s);
+    for (let i = 0; i < resendLimit.limit; i++) {
+      await resendEvent(s.services, { endpointId: first.endpoint.id }, event.eventId);
+    }
+    // Removal deletes the endpoint's deliveries, the manual ones included.
+    await removeEndpoint(s.services.db, { endpointId: first.endpoint.id });
+    s.clock.advance(60_000);
+    const again = await registerVerified(s, ok, `/back-${crypto.randomUUID()}`);
+    const refused = await apiErrorOf(() =>
+      resendEvent(s.services, { endpointId: again.endpoint.id }, event.eventId),
+    );
+    expect([refused.status, refused.code]).toEqual([429, "rate_limited"]);
+    expect(refused.headers["Retry-After"]).toBe(String(59 * 60));
   });
 });
 

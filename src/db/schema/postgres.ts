@@ -163,6 +163,11 @@ export const connections = pgTable(
     consecutiveFailures: integer("consecutive_failures").notNull().default(0),
     /** Real banks: the request budget allows no pull before this time. */
     nextPullAt: ms("next_pull_at"),
+    /**
+     * The provider's latest message to the user and what the last sync skipped (docs/providers.md
+     * "Notices"); null when there is nothing to say. Never a secret or a URL path.
+     */
+    notice: text("notice"),
   },
   (t) => [
     index("connections_account_idx").on(t.serviceAccountId),
@@ -256,6 +261,11 @@ export const transactions = pgTable(
     createdAt: ms("created_at").notNull(),
     updatedAt: ms("updated_at").notNull(),
     /**
+     * Set on a pending row the provider stopped returning in a window it read again: the row is no
+     * longer served (kept for the change feed).
+     */
+    removedAt: ms("removed_at"),
+    /**
      * The row as the read API serves it (the TransactionView's JSON, in its field order), kept by
      * the database itself: a page is the concatenation of these, never rebuilt per request.
      */
@@ -282,6 +292,31 @@ export const transactions = pgTable(
     primaryKey({ name: "transactions_pkey", columns: [t.accountId, t.bookingDate, t.id] }),
     uniqueIndex("transactions_id_unique").on(t.id),
     uniqueIndex("transactions_external_unique").on(t.accountId, t.externalId),
+  ],
+);
+
+/**
+ * Every provider id a transaction was seen under (docs/providers.md "One transaction, one id"):
+ * real banks renumber and reuse their ids, so one id may name several transactions over time and
+ * one transaction may carry several ids.
+ */
+export const transactionProviderIds = pgTable(
+  "transaction_provider_ids",
+  {
+    accountId: text("account_id")
+      .notNull()
+      .references(() => bankAccounts.id, { onDelete: "cascade" }),
+    providerId: text("provider_id").notNull(),
+    transactionId: text("transaction_id").notNull(),
+    firstSeenAt: ms("first_seen_at").notNull(),
+    lastSeenAt: ms("last_seen_at").notNull(),
+  },
+  (t) => [
+    primaryKey({
+      name: "transaction_provider_ids_pkey",
+      columns: [t.accountId, t.providerId, t.transactionId],
+    }),
+    index("transaction_provider_ids_transaction_idx").on(t.transactionId),
   ],
 );
 
@@ -387,6 +422,11 @@ export const deliveries = pgTable(
     leaseExpiresAt: ms("lease_expires_at"),
     /** The claim that holds the lease (fencing: only its outcome is recorded). */
     claimToken: text("claim_token"),
+    /**
+     * The process (service_processes.id) whose claim holds the lease: once that process is known
+     * to be gone, another takes the row over at once instead of waiting for the lease to end.
+     */
+    leaseHolder: text("lease_holder"),
     /** A resend asked for by the owner or operator (issue 18), not raised by the data. */
     manual: flag("manual").notNull().default(false),
     /** The recovery that queued this delivery (null for every other delivery). */
@@ -525,6 +565,37 @@ export const mailOutbox = pgTable(
     nextAttemptAt: ms("next_attempt_at"),
   },
   (t) => [index("mail_outbox_pending_idx").on(t.sentAt, t.nextAttemptAt)],
+);
+
+/**
+ * The serving processes on this database (src/cluster/processes.ts): each registers at start and
+ * beats every few seconds; a process whose liveness check fails (PostgreSQL: its session lock is
+ * free; SQLite: its pid is gone) is removed by any other, with its claims and streams.
+ */
+export const serviceProcesses = pgTable("service_processes", {
+  id: text("id").primaryKey(),
+  host: text("host").notNull(),
+  pid: integer("pid").notNull(),
+  /** When the OS started that pid (Linux /proc starttime), so a reused pid is not taken for it. */
+  pidStartedAt: text("pid_started_at"),
+  startedAt: ms("started_at").notNull(),
+  heartbeatAt: ms("heartbeat_at").notNull(),
+});
+
+/** Open /v1/events/stream connections, counted per account across the cluster (spec 8). */
+export const eventStreams = pgTable(
+  "event_streams",
+  {
+    id: text("id").primaryKey(),
+    serviceAccountId: text("service_account_id")
+      .notNull()
+      .references(() => serviceAccounts.id, { onDelete: "cascade" }),
+    processId: text("process_id")
+      .notNull()
+      .references(() => serviceProcesses.id, { onDelete: "cascade" }),
+    openedAt: ms("opened_at").notNull(),
+  },
+  (t) => [index("event_streams_account_idx").on(t.serviceAccountId)],
 );
 
 /** Small key/value facts about this instance (e.g. when the first operator was created). */
