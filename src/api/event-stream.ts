@@ -11,6 +11,21 @@
 // or a test send, recorded once the receiver answered): each wake also looks back `lookbackMs`
 // for events this connection has not sent yet, so they still arrive, just out of order.
 //
+// Where it starts: the first thing sent is `id:` of the stream's starting position without an
+// event (the newest event at opening, or the nil UUID when the account has none yet), so a client
+// that reconnects with Last-Event-ID before any event arrived resumes from the moment it first
+// connected, not from the reconnection (an EventSource takes it as its last event id; the HTML
+// standard's "dispatch the event" sets it before dropping an event without data). The nil UUID as
+// Last-Event-ID means "before the account's first event".
+//
+// Staying open: a comment every `heartbeatMs` (5 s), shorter than the listener's 10 s idle
+// timeout (server.ts), so neither Bun nor a proxy cuts an idle stream.
+//
+// Revocation (spec 3: "takes effect immediately"): every wake-up and heartbeat checks the key,
+// its account and entitlement again with the same check as a request (keys/authenticate.ts,
+// which reuses the key's row while the database's change counter stands still); a refusal ends
+// the stream with a last `event: stream.closed` whose data is the error envelope naming why.
+//
 // Limits: opening counts as one request of the key's rate limit (the /v1 middleware), and an
 // account holds at most `maxPerAccount` streams on one server, so one key cannot pin every
 // connection. `closeAll` ends every stream at shutdown, so a graceful stop does not wait on them.
@@ -35,7 +50,8 @@ export interface EventStreamOptions {
 }
 
 export const defaultEventStreamOptions: EventStreamOptions = {
-  heartbeatMs: 15_000,
+  // Under half the listener's idle timeout (server.ts listenerIdleTimeoutSeconds).
+  heartbeatMs: 5_000,
   pollMs: 2_000,
   maxPerAccount: 5,
   lookbackMs: 15_000,
@@ -51,7 +67,18 @@ export interface StreamRequest {
   types: readonly EventType[];
   /** Last-Event-ID header, else the last_event_id query parameter. */
   lastEventId: string | undefined;
+  /** The request's Authorization header, checked again while the stream is open. */
+  authorization: string | undefined;
 }
+
+/** The key, account and entitlement check of a request: the refusal, or undefined when allowed. */
+export type AccessCheck = (authorization: string | undefined) => Promise<ApiError | undefined>;
+
+/** The event that ends a stream whose key or account was refused meanwhile. */
+export const streamClosedEvent = "stream.closed";
+
+/** RFC 9562 Nil UUID: as Last-Event-ID, the position before the account's first event. */
+export const beforeFirstEventId = "00000000-0000-0000-0000-000000000000";
 
 export interface EventStreams {
   open(c: Context, request: StreamRequest): Promise<Response>;
@@ -73,7 +100,8 @@ export function parseLastEventId(value: string | undefined): string | undefined 
       "Invalid Last-Event-ID: must be the id (a UUID) of an event this stream sent.",
     );
   }
-  return parsed.data;
+  // UUIDs are case-insensitive on input (RFC 9562); ids are stored in lower case.
+  return parsed.data.toLowerCase();
 }
 
 function after(a: EventPosition, b: EventPosition): boolean {
@@ -84,6 +112,7 @@ export function createEventStreams(deps: {
   reads: EventReads;
   outbox: OutboxSignal;
   log: Logger;
+  checkAccess: AccessCheck;
   options?: Partial<EventStreamOptions>;
 }): EventStreams {
   const options = { ...defaultEventStreamOptions, ...deps.options };
@@ -93,6 +122,7 @@ export function createEventStreams(deps: {
 
   async function startPosition(request: StreamRequest): Promise<EventPosition | undefined> {
     const owner = request.serviceAccountId;
+    if (request.lastEventId === beforeFirstEventId) return undefined;
     if (request.lastEventId !== undefined) {
       const position = await deps.reads.positionOf(owner, request.lastEventId);
       if (!position) {
@@ -165,6 +195,22 @@ export function createEventStreams(deps: {
       }
     };
 
+    /** Ends the stream with the refusal when the key or account is refused now. */
+    const refused = async (): Promise<boolean> => {
+      // A check that fails (the database is unreachable) ends nothing: reads fail alike.
+      const refusal = await deps.checkAccess(request.authorization).catch((error: unknown) => {
+        deps.log.warn("checking an event stream's key failed", { error });
+        return undefined;
+      });
+      if (!refusal || finished) return finished;
+      finished = true;
+      await stream
+        .writeSSE({ event: streamClosedEvent, data: JSON.stringify(refusal.toBody()) })
+        .catch(() => {});
+      finish();
+      return true;
+    };
+
     const wake = () => {
       if (finished) return;
       if (running) {
@@ -176,6 +222,7 @@ export function createEventStreams(deps: {
         try {
           do {
             again = false;
+            if (await refused()) return;
             await readOnce();
           } while (again && !finished);
         } catch (error) {
@@ -192,10 +239,13 @@ export function createEventStreams(deps: {
     const unsubscribe = deps.outbox.subscribe(wake);
     const poll = setInterval(wake, options.pollMs);
     const heartbeat = setInterval(() => {
-      stream.write(": heartbeat\n\n").catch(finish);
+      refused()
+        .then((ended) => (ended ? undefined : stream.write(": heartbeat\n\n")))
+        .catch(finish);
     }, options.heartbeatMs);
-    // A first line at once, so the client sees the stream open before any event.
-    stream.write(": connected\n\n").then(wake, finish);
+    // At once: the starting position (see above), so the client sees the stream open and can
+    // resume from here before any event.
+    stream.write(`: connected\nid: ${start?.id ?? beforeFirstEventId}\n\n`).then(wake, finish);
     return done
       .finally(() => {
         clearInterval(poll);

@@ -9,7 +9,7 @@ import type { RequestIds } from "../http/request-id.ts";
 import { createKeyAuthenticator } from "../keys/authenticate.ts";
 import type { Services } from "../services.ts";
 import { createAnswerCache, rememberAnswersMiddleware } from "./answer-cache.ts";
-import { type ApiEnv, apiAuthMiddleware, type CheckedAccess } from "./auth.ts";
+import { type ApiEnv, apiAuthMiddleware, type CheckedAccess, checkApiAccess } from "./auth.ts";
 import { type CachedAnswerLane, createCachedAnswerLane } from "./cached-answers.ts";
 import { createDocsPage, type DocsPage } from "./docs-page.ts";
 import {
@@ -52,7 +52,12 @@ export interface V1 {
 
 export function createV1App(
   services: Services,
-  deps: { requestIds: RequestIds; eventStreams?: Partial<EventStreamOptions> },
+  deps: {
+    requestIds: RequestIds;
+    eventStreams?: Partial<EventStreamOptions>;
+    /** See AppOptions.processId. */
+    processId?: string;
+  },
 ): V1 {
   const { config, db, clock, log } = services;
   const resources = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook });
@@ -93,6 +98,10 @@ export function createV1App(
     reads: eventReads,
     outbox: services.outbox,
     log,
+    checkAccess: async (authorization) => {
+      const access = await checkApiAccess(authenticator, authorization);
+      return access.ok ? undefined : access.error;
+    },
     ...(deps.eventStreams ? { options: deps.eventStreams } : {}),
   });
   registerEventRoutes(resources, eventReads, streams);

@@ -4,12 +4,16 @@
 // rejected), each move announced with connection.status.changed through applyConnectionSnapshot,
 // the path every status move takes. Provider calls happen outside transactions. The callback's
 // `state` is stored only as its SHA-256, bound to the account and its connection, used once,
-// and expires.
+// and expires. It is also bound to its starter (docs/decisions.md "Bank links are bound to the
+// browser"): a link started in the portal completes only for the browser holding its link
+// cookie (link-cookie.ts) or for the account's owner signed in; one started from the CLI, only
+// for the owner or an operator signed in. Without that proof nothing is attached and the state
+// stays usable for the one who may finish it.
 import { eq } from "drizzle-orm";
 import { activateIfRealBankAndBilling } from "../accounts/activation.ts";
 import { accountDisabledNotice, getServiceAccount } from "../accounts/service-accounts.ts";
 import { randomBase64Url, sha256Hex } from "../crypto/tokens.ts";
-import type { ConnectionStatus } from "../db/schema.ts";
+import type { ConnectionStatus, Row } from "../db/schema.ts";
 import { first } from "../db/store.ts";
 import { ApiError } from "../http/errors.ts";
 import { newId } from "../ids.ts";
@@ -18,11 +22,10 @@ import { applyConnectionSnapshot } from "./apply.ts";
 import { assertServiceAccount, getConnection } from "./connections.ts";
 import type { ConnectionSnapshot } from "./model.ts";
 import type { ProviderRegistry } from "./provider.ts";
-import { transformEbAccount } from "./providers/enable-banking/transform.ts";
+import { usableEbAccounts } from "./providers/enable-banking/transform.ts";
 import { ProviderError, providerErrorEffects } from "./providers/errors.ts";
 import { createProviders, type RealBankClients, realBankClients } from "./providers/registry.ts";
 import { providerSecretBox } from "./providers/secrets.ts";
-import { transformAccountSet } from "./providers/simplefin/transform.ts";
 import { type SyncResult, syncConnection } from "./sync.ts";
 
 /** How long the user has to approve at the bank before the callback's state lapses. */
@@ -48,8 +51,27 @@ export type LinkStart =
   | { kind: "redirect"; connectionId: string; url: string; stateExpiresAt: Date }
   | { kind: "paste_token"; message: string };
 
+/** What the browser at the callback proves about who it is. */
+export interface LinkProof {
+  /** The nonce of the browser's link cookie, when it sent one. */
+  browserNonce?: string | undefined;
+  /** The portal user signed in in this browser, when there is one. */
+  signedIn?: { serviceAccountId: string; isOperator: boolean } | undefined;
+}
+
+/** Where a link was started: the portal binds it to the browser's link-cookie nonce. */
+export interface LinkOrigin {
+  browserNonce?: string;
+}
+
 export type LinkCompletion =
-  | { provider: "enable_banking"; state: string; code?: string; error?: string }
+  | {
+      provider: "enable_banking";
+      state: string;
+      code?: string;
+      error?: string;
+      proof: LinkProof;
+    }
   | { provider: "simplefin"; serviceAccountId: string; setupToken: string };
 
 export interface LinkResult {
@@ -57,6 +79,8 @@ export interface LinkResult {
   status: ConnectionStatus;
   /** The first sync, when the connection was linked. */
   firstSync?: SyncResult;
+  /** The user declined at the bank (a declined renewal keeps the connection's status). */
+  declined?: boolean;
 }
 
 function clientsOf(deps: LinkDeps): RealBankClients {
@@ -141,6 +165,7 @@ export async function startLink(
   deps: LinkDeps,
   serviceAccountId: string,
   options: LinkOptions,
+  origin: LinkOrigin = {},
 ): Promise<LinkStart> {
   await assertServiceAccount(deps.db, serviceAccountId);
   if (options.provider === "simplefin") {
@@ -192,29 +217,64 @@ export async function startLink(
       connectionId,
       createdAt: now,
       expiresAt: stateExpiresAt,
+      bindingHash: origin.browserNonce ? sha256Hex(origin.browserNonce) : null,
     }),
   );
   await moveTo(deps, connectionId, { status: "awaiting_auth" });
   return { kind: "redirect", connectionId, url: auth.url, stateExpiresAt };
 }
 
-/** Takes the callback's state: one use, unexpired. Returns the connection it is bound to. */
-async function takeState(deps: LinkDeps, state: string): Promise<string> {
+type LinkStateRow = Row<"linkStates">;
+
+/** Whether the browser at the callback may finish the link the state names. */
+function proves(row: LinkStateRow, proof: LinkProof): boolean {
+  if (row.bindingHash && proof.browserNonce && sha256Hex(proof.browserNonce) === row.bindingHash)
+    return true;
+  if (proof.signedIn?.serviceAccountId === row.serviceAccountId) return true;
+  // An operator may finish a link an operator started from the CLI, never one of the portal.
+  return row.bindingHash === null && proof.signedIn?.isOperator === true;
+}
+
+/** The page's words when the browser cannot prove it may finish the link. */
+export function unprovenLinkMessage(startedInPortal: boolean): string {
+  return startedInPortal
+    ? "This bank link was started in another browser, so nothing was connected. Finish it in the browser where you started connecting the bank, or sign in to your account in this browser and press Continue. If you did not start connecting a bank, close this page."
+    : "This bank link was started from the command line, so nothing was connected yet. Sign in to the account's portal in this browser as its owner or an operator, then press Continue. If you did not start connecting a bank, close this page.";
+}
+
+/**
+ * Takes the callback's state: unexpired, proven by its starter, then used up. An unproven
+ * attempt leaves it in place (and attaches nothing), so its starter can still finish.
+ */
+async function takeState(deps: LinkDeps, state: string, proof: LinkProof): Promise<LinkStateRow> {
   const hash = sha256Hex(state);
-  const row = await deps.db.write(async (tx) => {
+  const now = deps.clock.now().getTime();
+  const taken = await deps.db.write(async (tx) => {
     const { linkStates } = tx.t;
-    const found = await first(tx.select().from(linkStates).where(eq(linkStates.stateHash, hash)));
-    if (found) await tx.delete(linkStates).where(eq(linkStates.stateHash, hash));
-    return found;
+    const row = await first(tx.select().from(linkStates).where(eq(linkStates.stateHash, hash)));
+    if (!row) return { outcome: "unknown" as const };
+    if (row.expiresAt.getTime() <= now) {
+      await tx.delete(linkStates).where(eq(linkStates.stateHash, hash));
+      return { outcome: "expired" as const };
+    }
+    if (!proves(row, proof)) return { outcome: "unproven" as const, row };
+    await tx.delete(linkStates).where(eq(linkStates.stateHash, hash));
+    return { outcome: "taken" as const, row };
   });
-  if (!row)
+  if (taken.outcome === "unknown")
     throw new ApiError(
       "invalid_request",
       "This bank link is unknown or was already used. Start connecting the bank again.",
     );
-  if (row.expiresAt.getTime() <= deps.clock.now().getTime())
+  if (taken.outcome === "expired")
     throw new ApiError("code_expired", "This bank link expired. Start connecting the bank again.");
-  return row.connectionId;
+  if (taken.outcome === "unproven") {
+    deps.log.warn("bank link callback without proof of its starter; nothing attached", {
+      connectionId: taken.row.connectionId,
+    });
+    throw new ApiError("forbidden", unprovenLinkMessage(taken.row.bindingHash !== null));
+  }
+  return taken.row;
 }
 
 async function firstSync(deps: LinkDeps, connectionId: string): Promise<SyncResult> {
@@ -229,7 +289,7 @@ async function completeEnableBanking(
   deps: LinkDeps,
   input: Extract<LinkCompletion, { provider: "enable_banking" }>,
 ): Promise<LinkResult> {
-  const connectionId = await takeState(deps, input.state);
+  const { connectionId } = await takeState(deps, input.state, input.proof);
   // A link started before the account was disabled does not complete after (docs/decisions.md:
   // a disabled account's connections are not created or changed); no bank session is made.
   const owner = (await getConnection(deps.db, connectionId)).serviceAccountId;
@@ -240,7 +300,7 @@ async function completeEnableBanking(
     // The bank sent the user back without a code: they declined (or the bank refused).
     const status = providerErrorEffects.user_declined.status as ConnectionStatus;
     await moveTo(deps, connectionId, { status });
-    return { connectionId, status };
+    return { connectionId, status, declined: true };
   }
   const client = clientsOf(deps).enableBanking;
   if (!client) throw new ApiError("invalid_state", "Enable Banking is not configured.");
@@ -258,7 +318,10 @@ async function completeEnableBanking(
     connectionId,
     {
       status: "linked",
-      accounts: session.accounts.map((a) => ({ account: transformEbAccount(a), transactions: [] })),
+      accounts: usableEbAccounts(session.accounts).map((account) => ({
+        account,
+        transactions: [],
+      })),
     },
     {
       set: {
@@ -285,25 +348,23 @@ async function completeSimplefin(
     {},
   );
   let accessUrl: string;
-  let accounts: ReturnType<typeof transformAccountSet>;
   try {
     accessUrl = await client.claim(input.setupToken);
-    const set = await client.accounts(accessUrl, undefined);
-    accounts = transformAccountSet(set, deps.clock.now().toISOString().slice(0, 10));
   } catch (error) {
     return failLink(deps, connectionId, error);
   }
+  // The setup token is spent the moment the claim answers: the access URL is sealed and stored
+  // before any read, so a failed first read leaves a connection the next sync completes.
   const box = providerSecretBox(deps.masterKey.bytes);
-  await moveTo(
-    deps,
-    connectionId,
-    {
-      status: "linked",
-      accounts: accounts.map((a) => ({ account: a.account, transactions: [] })),
-    },
-    { set: { providerSecret: box.seal(accessUrl) } },
+  await deps.db.write((tx) =>
+    tx
+      .update(tx.t.connections)
+      .set({ providerSecret: box.seal(accessUrl), updatedAt: deps.clock.now() })
+      .where(eq(tx.t.connections.id, connectionId)),
   );
-  return { connectionId, status: "linked", firstSync: await firstSync(deps, connectionId) };
+  const sync = await firstSync(deps, connectionId);
+  const { status } = await getConnection(deps.db, connectionId);
+  return { connectionId, status, firstSync: sync };
 }
 
 export async function completeLink(deps: LinkDeps, input: LinkCompletion): Promise<LinkResult> {

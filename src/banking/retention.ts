@@ -1,7 +1,8 @@
 // Retention (issue 4): events and their delivery history older than `retentionDays` are
 // deleted by a daily job; bank data is kept. Deliveries and attempts go with their event
-// (ON DELETE CASCADE). An event that still has a delivery waiting for a retry is kept until it
-// is done, so a short retention never cuts a retry schedule (spec 6) short.
+// (ON DELETE CASCADE). Expired portal sessions and rate-limit windows go too. An event that still
+// has a delivery waiting for a retry is kept until it is done, so a short retention never cuts a
+// retry schedule (spec 6) short.
 import { Cron } from "croner";
 import { and, eq, inArray, isNotNull, lt, notExists } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
@@ -9,6 +10,7 @@ import type { Db } from "../db/store.ts";
 import { claimScheduledRun, halfInterval } from "../jobs/scheduled-runs.ts";
 import { pruneLimitCounters } from "../limits/counter.ts";
 import { pruneWindowLog } from "../limits/sliding-window.ts";
+import { pruneSessions } from "../portal/sessions.ts";
 import type { Services } from "../services.ts";
 import type { Worker } from "../worker.ts";
 import { dayMs } from "./dates.ts";
@@ -67,8 +69,20 @@ export async function pruneHistory(
         .returning({ id: syncRuns.id }),
     )
   ).length;
+  await db.write((tx) =>
+    tx
+      .delete(tx.t.endpointRecoveries)
+      .where(
+        and(
+          isNotNull(tx.t.endpointRecoveries.finishedAt),
+          lt(tx.t.endpointRecoveries.finishedAt, cutoff),
+        ),
+      ),
+  );
   await pruneLimitCounters(db, new Date(now.getTime() - limitWindowRetentionMs));
   await pruneWindowLog(db, new Date(now.getTime() - limitWindowRetentionMs));
+  // Sessions past their 7 days or 12 idle hours can never be used again (DESIGN.md "Portal").
+  await pruneSessions(db, clock);
   return { events: eventCount, syncRuns: runs, cutoff: cutoff.toISOString() };
 }
 

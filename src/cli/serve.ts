@@ -1,8 +1,10 @@
 import type { Command } from "commander";
 import { ensureFirstOperator } from "../accounts/bootstrap.ts";
 import type { CreatedAccount } from "../accounts/service-accounts.ts";
-import { type ConfigKey, describeConfigKeys } from "../config.ts";
+import { type ConfigKey, describeConfigKeys, processGivenSettings } from "../config.ts";
+import { writeRunningServer } from "../running-server.ts";
 import { startService } from "../runtime.ts";
+import type { Services } from "../services.ts";
 import { withServices } from "./context.ts";
 import type { CliIo } from "./io.ts";
 import {
@@ -32,6 +34,22 @@ function announceFirstOperator(io: CliIo, baseUrl: string, created: CreatedAccou
       "",
     ].join("\n"),
   );
+}
+
+/** The settings this server was given outside svc.json, for the other commands (running-server.ts). */
+function shareSettings(services: Services): () => void {
+  const { settings, origins } = processGivenSettings(services.config);
+  try {
+    return writeRunningServer(services.config.dataDir, settings, origins, services.clock.now());
+  } catch (error) {
+    services.log.warn(
+      "could not write the running-server file; other commands will not see this server's flags",
+      {
+        error: (error as Error).message,
+      },
+    );
+    return () => {};
+  }
 }
 
 export function registerServe(program: Command, io: CliIo): void {
@@ -75,7 +93,9 @@ flags win over the environment, which wins over the file.`,
             log: services.log,
             env: io.env,
           });
+          const forget = shareSettings(services);
           const signal = await stopSignal;
+          forget();
           services.log.info("signal received; stopping the workers", { signal });
           await workers.stop(signal as NodeJS.Signals);
           return;
@@ -90,12 +110,15 @@ flags win over the environment, which wins over the file.`,
           announceFirstOperator: (created) =>
             announceFirstOperator(io, services.config.baseUrl, created),
         });
+        // Workers of a supervisor share the supervisor's file; a single process writes its own.
+        const forget = io.env[workerIndexEnv] === undefined ? shareSettings(services) : () => {};
         const signal = await stopSignal;
+        forget();
         clearInterval(orphanWatch);
         services.log.info("signal received", { signal });
         await running.stop();
       },
-      { flags, createsDataDir: true },
+      { flags, createsDataDir: true, ownSettings: true },
     );
   });
 }

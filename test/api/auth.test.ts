@@ -209,13 +209,14 @@ describe("other errors", () => {
     expect((await api.get("/v1/accounts", null)).headers.get("Cache-Control")).toBe("no-store");
   });
 
-  test("a method the API does not offer: 404 not_found in the envelope", async () => {
+  test("a method the resource does not offer: 405 method_not_allowed in the envelope, with Allow", async () => {
     const response = await fetch(`${api.server.baseUrl}/v1/accounts`, {
       method: "POST",
       headers: { Authorization: `Bearer ${tenant.key}` },
     });
-    expect(response.status).toBe(404);
-    expect((await errorOf(response)).code).toBe("not_found");
+    expect(response.status).toBe(405);
+    expect(response.headers.get("Allow")).toBe("GET, HEAD");
+    expect((await errorOf(response)).code).toBe("method_not_allowed");
   });
 });
 

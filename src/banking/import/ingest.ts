@@ -113,8 +113,11 @@ async function findOrCreateConnection(
     syncLeaseExpiresAt: null,
     consentExpiresAt: null,
     providerSecret: null,
+    notice: null,
     consecutiveFailures: 0,
     nextPullAt: null,
+    consentWarned7dAt: null,
+    consentWarned1dAt: null,
   };
   await tx.insert(connections).values(row);
   return { row, created: true };

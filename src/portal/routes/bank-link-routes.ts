@@ -5,6 +5,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { requireOwnConnection } from "../../banking/account-connections.ts";
 import { completeLink, listBanks, removeConnection, startLink } from "../../banking/link.ts";
+import { linkCookie } from "../../banking/link-cookie.ts";
 import { enableBankingBudget, simplefinBudget } from "../../banking/providers/budget.ts";
 import { enableBankingConfigured } from "../../banking/providers/registry.ts";
 import { readJson } from "../../http/validate.ts";
@@ -22,6 +23,7 @@ const simplefinBody = z.object({ setup_token: z.string().trim().min(1).max(4000)
 
 export function bankLinkRoutes(services: Services): Hono {
   const app = new Hono();
+  const cookie = linkCookie(services.config.baseUrl);
 
   app.get("/providers", (c) =>
     c.json({
@@ -48,13 +50,21 @@ export function bankLinkRoutes(services: Services): Hono {
 
   app.post("/enable-banking", async (c) => {
     const body = await readJson(c, enableBankingBody);
-    const start = await startLink(services, ownAccountId(c), {
-      provider: "enable_banking",
-      country: body.country,
-      bank: body.bank,
-      ...(body.consent_days !== undefined ? { consentDays: body.consent_days } : {}),
-    });
+    // The link is bound to this browser: only it (or the owner signed in) finishes it.
+    const browserNonce = cookie.nonceFor(c);
+    const start = await startLink(
+      services,
+      ownAccountId(c),
+      {
+        provider: "enable_banking",
+        country: body.country,
+        bank: body.bank,
+        ...(body.consent_days !== undefined ? { consentDays: body.consent_days } : {}),
+      },
+      { browserNonce },
+    );
     if (start.kind !== "redirect") return c.json({ message: start.message });
+    cookie.write(c, browserNonce, start.stateExpiresAt);
     return c.json(
       {
         connection_id: start.connectionId,
