@@ -24,6 +24,7 @@ export const copyOrder: TableName[] = [
   "balances",
   "transactions",
   "transactionProviderIds",
+  "transactionChanges",
   "syncRuns",
   "webhookEndpoints",
   "verificationCodes",

@@ -339,6 +339,29 @@ export const transactionProviderIds = pgTable(
   ],
 );
 
+/**
+ * The transactions change feed (src/api/reads/transaction-changes.ts): one row each time a
+ * transaction's served state or served JSON changed, written by triggers on `transactions` in the
+ * same transaction as the change (migrations), so no writer can forget it. `seq` follows commit
+ * order within an account: SQLite has one writer; on PostgreSQL the trigger takes the account's
+ * feed lock before numbering, held until commit. Pruned by retention.
+ */
+export const transactionChanges = pgTable(
+  "transaction_changes",
+  {
+    seq: bigint("seq", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
+    accountId: text("account_id").notNull(),
+    transactionId: text("transaction_id").notNull(),
+    /** Whether the transaction was served (GET …/transactions?include_pending=true) before. */
+    wasServed: flag("was_served").notNull(),
+    createdAt: ms("created_at").notNull(),
+  },
+  (t) => [
+    index("transaction_changes_account_idx").on(t.accountId, t.seq),
+    index("transaction_changes_created_idx").on(t.createdAt),
+  ],
+);
+
 /** One run of one connection's sync, for the portal, metrics and non-overlap. */
 export const syncRuns = pgTable(
   "sync_runs",
