@@ -86,14 +86,14 @@ export function createHttpApp(services: Services, options: AppOptions = {}): Htt
     fetch: (incoming, server) => {
       const request = withCanonicalIds(incoming);
       const cached = v1.serveCached(request);
-      const env = peerOfArrival(server, incoming);
-      if (cached === undefined) return app.fetch(request, env);
+      // Only the router needs the peer (remembered answers never ask for it).
+      if (cached === undefined) return app.fetch(request, peerOfArrival(server, incoming));
       if (cached instanceof Response) {
         remembered.add(cached);
         return cached;
       }
       return cached.then((answer) => {
-        if (!answer) return app.fetch(request, env);
+        if (!answer) return app.fetch(request, peerOfArrival(server, incoming));
         remembered.add(answer);
         return answer;
       });
