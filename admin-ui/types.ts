@@ -5,6 +5,7 @@ import type { BillingContact } from "../src/accounts/billing-contact.ts";
 import type { AccessDescription } from "../src/accounts/entitlement.ts";
 import type { OwnConnectionView } from "../src/banking/account-connections.ts";
 import type { OperatorConnectionView } from "../src/banking/operator-connections.ts";
+import type { SimulationResult } from "../src/banking/sandbox/simulate.ts";
 import type { SyncResult } from "../src/banking/sync.ts";
 import type { ApiKeyView, CreatedApiKey } from "../src/keys/api-keys.ts";
 import type { MailView } from "../src/mail/outbox.ts";
@@ -12,6 +13,7 @@ import type { DeliveryView } from "../src/webhooks/delivery-log.ts";
 import type { EndpointView } from "../src/webhooks/endpoint-records.ts";
 import type { EndpointWithSecret } from "../src/webhooks/endpoint-registration.ts";
 import type { OneOffSendView } from "../src/webhooks/one-off-send.ts";
+import type { RecoveryPreview, RecoveryView } from "../src/webhooks/recovery.ts";
 import type { PendingVerification } from "../src/webhooks/verification.ts";
 
 export type {
@@ -28,6 +30,9 @@ export type {
   OperatorConnectionView,
   OwnConnectionView,
   PendingVerification,
+  RecoveryPreview,
+  RecoveryView,
+  SimulationResult,
   SyncResult,
 };
 

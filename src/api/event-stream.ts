@@ -26,9 +26,10 @@
 // which reuses the key's row while the database's change counter stands still); a refusal ends
 // the stream with a last `event: stream.closed` whose data is the error envelope naming why.
 //
-// Limits: opening counts as one request of the key's rate limit (the /v1 middleware), and an
-// account holds at most `maxPerAccount` streams on one server, so one key cannot pin every
-// connection. `closeAll` ends every stream at shutdown, so a graceful stop does not wait on them.
+// Limits: opening counts as one request of the account's rate limit (the /v1 middleware), and an
+// account holds at most `maxPerAccount` streams at once across every server of the service
+// (stream-slots.ts), so its keys cannot pin every connection. `closeAll` ends every stream at
+// shutdown, so a graceful stop does not wait on them.
 import type { Context } from "hono";
 import { type SSEStreamingApi, streamSSE } from "hono/streaming";
 import { z } from "zod";
@@ -37,13 +38,14 @@ import { ApiError } from "../http/errors.ts";
 import type { Logger } from "../log.ts";
 import type { OutboxSignal } from "../webhooks/outbox-signal.ts";
 import type { EventPosition, EventReads, StoredEvent } from "./reads/events.ts";
+import { localStreamSlots, type StreamSlots } from "./stream-slots.ts";
 
 export interface EventStreamOptions {
   /** How often an idle stream sends a comment line, so proxies and clients see it is alive. */
   heartbeatMs: number;
   /** How often a stream reads even without a wake-up (writers that signal nothing). */
   pollMs: number;
-  /** Open streams per service account on this server. */
+  /** Open streams per service account, across every server (stream-slots.ts). */
   maxPerAccount: number;
   /** How far back each read looks for events committed after later ones (see above). */
   lookbackMs: number;
@@ -114,9 +116,12 @@ export function createEventStreams(deps: {
   log: Logger;
   checkAccess: AccessCheck;
   options?: Partial<EventStreamOptions>;
+  /** Where the account's places are counted; in this process alone when not given. */
+  slots?: StreamSlots;
 }): EventStreams {
   const options = { ...defaultEventStreamOptions, ...deps.options };
-  const openByAccount = new Map<string, number>();
+  const slots = deps.slots ?? localStreamSlots();
+  let openHere = 0;
   const closers = new Set<() => void>();
   let closed = false;
 
@@ -263,19 +268,18 @@ export function createEventStreams(deps: {
         });
       }
       const owner = request.serviceAccountId;
-      const count = openByAccount.get(owner) ?? 0;
-      if (count >= options.maxPerAccount) {
+      const place = await slots.take(owner, options.maxPerAccount);
+      if (!place) {
         throw new ApiError(
           "rate_limited",
-          `At most ${options.maxPerAccount} event streams may be open at once per account; close one before opening another.`,
+          `At most ${options.maxPerAccount} event streams may be open at once per account (on every server of this service together); close one before opening another.`,
           { "Retry-After": "5" },
         );
       }
-      openByAccount.set(owner, count + 1);
+      openHere++;
       const release = () => {
-        const now = (openByAccount.get(owner) ?? 1) - 1;
-        if (now <= 0) openByAccount.delete(owner);
-        else openByAccount.set(owner, now);
+        openHere--;
+        void place();
       };
       let start: EventPosition | undefined;
       try {
@@ -299,6 +303,6 @@ export function createEventStreams(deps: {
       closed = true;
       for (const close of [...closers]) close();
     },
-    openCount: () => [...openByAccount.values()].reduce((sum, n) => sum + n, 0),
+    openCount: () => openHere,
   };
 }

@@ -20,7 +20,7 @@ function overview(rateLimitPerMinute: number): string {
     `**Pagination.** Lists answer \`{"data":[...],"next_cursor":...}\`. Pass \`next_cursor\` as \`cursor\` for the next page until it is null; \`limit\` is 1 to ${maxPageLimit} (default ${defaultPageLimit}). Transactions take a booking-date window (\`from\`, \`to\`, inclusive; default the last ${defaultWindowDays} days; at most ${maxWindowDays} days).`,
     "",
     rateLimitPerMinute > 0
-      ? `**Rate limit.** ${rateLimitPerMinute} requests per minute per key; \`RateLimit-*\` headers tell how many are left; beyond it 429 \`rate_limited\` with \`Retry-After\`.`
+      ? `**Rate limit.** ${rateLimitPerMinute} requests per minute per service account, shared by all its keys and by every server of this service; \`RateLimit-*\` headers tell how many are left; beyond it 429 \`rate_limited\` with \`Retry-After\`.`
       : "**Rate limit.** Off on this instance.",
     "",
     "**Formats.** Amounts are signed decimal strings (positive = money in) with an ISO 4217 currency; timestamps are RFC 3339 in UTC; ids are UUIDs, accepted in either case and answered in lower case.",
@@ -29,7 +29,7 @@ function overview(rateLimitPerMinute: number): string {
 
 export function buildOpenApiDocument(
   app: OpenAPIHono<ApiEnv>,
-  options: { baseUrl: string; rateLimitPerMinute: number },
+  options: { baseUrl: string; rateLimitPerMinute: number; retentionDays: number },
 ): OpenApiDocument {
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",
@@ -75,7 +75,7 @@ export function buildOpenApiDocument(
   components.schemas = { ...components.schemas, ...schemas };
   const withWebhooks = { ...document, components, webhooks } as OpenApiDocument;
   const json = withWebhooks as unknown as Record<string, unknown>;
-  addOperationExamples(json, options.rateLimitPerMinute);
+  addOperationExamples(json, options.rateLimitPerMinute, options.retentionDays);
   addCodeSamples(json);
   return withWebhooks;
 }

@@ -14,11 +14,13 @@ const requestIdDoc = {
 
 const rateLimitDocs = {
   "RateLimit-Limit": {
-    description: "Requests allowed per key per window (absent when the limit is off).",
+    description:
+      "Requests allowed per service account per window, all its keys together (absent when the limit is off).",
     schema: { type: "integer" as const },
   },
   "RateLimit-Remaining": {
-    description: "Requests left in the current window.",
+    description:
+      "Requests the account has left in the current window (across the cluster, as far as the answering server knows).",
     schema: { type: "integer" as const },
   },
   "RateLimit-Reset": {
@@ -121,6 +123,14 @@ export const invalidRequestResponse = {
   400: errorDoc(
     ["invalid_request"],
     "`invalid_request`: a parameter is missing, malformed or out of range; the message names it.",
+  ),
+} as const;
+
+/** The change feed's 400s: a bad parameter, or a cursor past retention. */
+export const changesRequestResponse = {
+  400: errorDoc(
+    ["invalid_request", "cursor_expired"],
+    "`invalid_request`: a parameter is missing, malformed or out of range, or the cursor belongs to another account or list. `cursor_expired`: the cursor is older than the retention period; start again without a cursor.",
   ),
 } as const;
 

@@ -24,12 +24,15 @@ import { buildOpenApiDocument, type OpenApiDocument } from "./openapi.ts";
 import { refuseNamelessQueryParameters, validationHook } from "./params.ts";
 import { createBankReads } from "./reads/bank-reads.ts";
 import { createEventReads } from "./reads/events.ts";
+import { createTransactionChangeReads } from "./reads/transaction-changes.ts";
 import { registerAccountRoutes } from "./routes/accounts.ts";
 import { registerConnectionRoutes } from "./routes/connections.ts";
 import { registerEventRoutes } from "./routes/events.ts";
+import { registerTransactionChangeRoutes } from "./routes/transaction-changes.ts";
 import { registerTransactionRoutes } from "./routes/transactions.ts";
 import { type ScalarBundle, scalarBundle } from "./scalar-bundle.ts";
-import { createSharedKeyRateLimiter } from "./shared-rate-limit.ts";
+import { createSharedRateLimiter } from "./shared-rate-limit.ts";
+import { sharedStreamSlots } from "./stream-slots.ts";
 
 /** Every resource lives under one of these; each one's whole subtree requires a key. */
 export const resourcePrefixes = ["/accounts", "/connections", "/events"] as const;
@@ -48,6 +51,8 @@ export interface V1 {
   serveCached: CachedAnswerLane;
   /** Ends every open event stream and refuses new ones (server shutdown). */
   closeStreams(): void;
+  /** Gives back the read-API allowance this process holds unused (server shutdown). */
+  giveBackAllowance(): Promise<void>;
 }
 
 export function createV1App(
@@ -66,15 +71,15 @@ export function createV1App(
     onTouchError: (error) => log.warn("recording when an API key was last used failed", { error }),
   });
   const checked: CheckedAccess = new WeakMap();
-  // Shared by every process on the database (shared-rate-limit.ts), decided in memory.
+  // Per account, held across every process on the database (shared-rate-limit.ts).
   const rateLimiter =
     config.apiRateLimitPerMinute > 0
-      ? createSharedKeyRateLimiter(
+      ? createSharedRateLimiter(
           {
             db,
             clock,
             isOpen: () => services.database.isOpen(),
-            onSyncError: (error) => log.warn("sharing the read-API rate limit failed", { error }),
+            onError: (error) => log.warn("reserving read-API allowance failed", { error }),
           },
           config.apiRateLimitPerMinute,
         )
@@ -91,6 +96,10 @@ export function createV1App(
   }
   const reads = createBankReads(db);
   registerAccountRoutes(resources, reads);
+  registerTransactionChangeRoutes(resources, createTransactionChangeReads(db, reads), {
+    clock,
+    retentionDays: config.retentionDays,
+  });
   registerTransactionRoutes(resources, reads, clock);
   registerConnectionRoutes(resources, reads);
   const eventReads = createEventReads(db);
@@ -102,6 +111,17 @@ export function createV1App(
       const access = await checkApiAccess(authenticator, authorization);
       return access.ok ? undefined : access.error;
     },
+    ...(deps.processId
+      ? {
+          slots: sharedStreamSlots({
+            db,
+            clock,
+            processId: deps.processId,
+            onReleaseError: (error) =>
+              log.warn("freeing an event stream's place failed", { error }),
+          }),
+        }
+      : {}),
     ...(deps.eventStreams ? { options: deps.eventStreams } : {}),
   });
   registerEventRoutes(resources, eventReads, streams);
@@ -114,6 +134,7 @@ export function createV1App(
       const document = buildOpenApiDocument(resources, {
         baseUrl: config.baseUrl,
         rateLimitPerMinute: config.apiRateLimitPerMinute,
+        retentionDays: config.retentionDays,
       });
       const json = JSON.stringify(document);
       built = { document, json, headers: publicHeaders(json, "application/json") };
@@ -187,5 +208,10 @@ export function createV1App(
     log: services.log,
     metrics: services.metrics,
   });
-  return { app, serveCached, closeStreams: () => streams.closeAll() };
+  return {
+    app,
+    serveCached,
+    closeStreams: () => streams.closeAll(),
+    giveBackAllowance: async () => rateLimiter?.close(),
+  };
 }

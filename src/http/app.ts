@@ -46,6 +46,8 @@ export interface HttpApp {
   fromCache(response: Response): boolean;
   /** Ends open event streams (/v1/events/stream), so a graceful stop does not wait on them. */
   closeStreams(): void;
+  /** Gives back the read-API allowance this process holds unused, for the other processes. */
+  giveBackAllowance(): Promise<void>;
 }
 
 export function createHttpApp(services: Services, options: AppOptions = {}): HttpApp {
@@ -96,6 +98,7 @@ export function createHttpApp(services: Services, options: AppOptions = {}): Htt
     },
     fromCache: (response) => remembered.has(response),
     closeStreams: () => v1.closeStreams(),
+    giveBackAllowance: () => v1.giveBackAllowance(),
   };
 }
 

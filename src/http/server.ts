@@ -58,7 +58,8 @@ export function startHttpServer(services: Services, options: AppOptions = {}): R
       // Stop accepting first, then end the event streams: they never finish by themselves.
       const stopped = server.stop(force);
       app.closeStreams();
-      return stopped;
+      // Once no request is under way, what this process reserved and did not use is freed.
+      return stopped.then(() => app.giveBackAllowance());
     },
   };
 }

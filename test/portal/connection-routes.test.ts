@@ -136,6 +136,42 @@ describe("portal: connections", () => {
     expect((await b.client.request("POST", "/connections/nope/sync")).status).toBe(404);
   });
 
+  test("Simulate activity on the owner's sandbox connection raises the asked-for event; another account's connection is 404, an unknown kind 400", async () => {
+    const a = await signedInOwner(services, server.baseUrl);
+    const b = await signedInOwner(services, server.baseUrl);
+    const { body } = await a.client.json<{ id: string }>("POST", "/connections/sandbox", {});
+    const simulated = await a.client.json<{
+      kind: string;
+      summary: string;
+      expectedEvents: string[];
+      sync: { outcome: string } | null;
+    }>("POST", `/connections/${body.id}/simulate`, { kind: "balance" });
+    expect(simulated.status).toBe(200);
+    expect(simulated.body).toMatchObject({
+      kind: "balance",
+      expectedEvents: ["account.balance.updated"],
+      sync: { outcome: "succeeded" },
+    });
+    const status = await a.client.json<{ expectedEvents: string[] }>(
+      "POST",
+      `/connections/${body.id}/simulate`,
+      { kind: "status", status: "expired" },
+    );
+    expect(status.body.expectedEvents).toEqual(["connection.status.changed"]);
+    const [listed] = (await a.client.json<{ data: Connection[] }>("GET", "/connections")).body.data;
+    expect(listed?.status).toBe("expired");
+
+    const other = await b.client.json<ErrorAnswer>("POST", `/connections/${body.id}/simulate`, {
+      kind: "balance",
+    });
+    expect(other.status).toBe(404);
+    const bad = await a.client.json<ErrorAnswer>("POST", `/connections/${body.id}/simulate`, {
+      kind: "robbery",
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toStartWith("kind:");
+  });
+
   test("a bad seed is refused with 400 naming the field", async () => {
     const { client } = await signedInOwner(services, server.baseUrl);
     for (const seed of [-1, 1.5, "7", 2 ** 32]) {
