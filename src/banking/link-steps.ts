@@ -4,7 +4,6 @@
 // state), claiming a SimpleFIN setup token, and the first sync. Provider calls happen outside
 // transactions.
 import { eq } from "drizzle-orm";
-import { activateIfRealBankAndBilling } from "../accounts/activation.ts";
 import { randomBase64Url, sha256Hex } from "../crypto/tokens.ts";
 import type { ConnectionStatus } from "../db/schema.ts";
 import type { Db } from "../db/store.ts";
@@ -92,9 +91,6 @@ export async function moveTo(
       fetchedAt: deps.clock.now(),
       ...(extra.announce ? { announceStatus: true } : {}),
     });
-    // A real bank linked on an account whose billing is set up: it goes active now (spec 3).
-    if (snapshot.status === "linked")
-      await activateIfRealBankAndBilling(tx, deps.clock, connection.serviceAccountId);
     return applied;
   });
   if (result.eventsRaised > 0) deps.outbox.notify();
