@@ -7,6 +7,7 @@ import ipaddr from "ipaddr.js";
 import { z } from "zod";
 import { databaseUrlProblem, redactDatabaseUrl } from "./db/database-url.ts";
 import { logLevels } from "./log.ts";
+import { readRunningServer, runningServerFileName } from "./running-server.ts";
 
 const booleanWords: Record<string, boolean> = {
   true: true,
@@ -274,7 +275,7 @@ const keySpecs = {
   },
   apiRateLimitPerMinute: {
     schema: integerText(0, 1_000_000),
-    help: "read-API requests per key per minute (0 = off)",
+    help: "read-API requests per service account per minute, all its keys together (0 = off)",
     env: "SVC_API_RATE_LIMIT_PER_MINUTE",
     flag: "api-rate-limit",
   },
@@ -353,7 +354,7 @@ export interface Config {
   billingUrl?: string;
   syncSchedule: string;
   retentionDays: number;
-  /** Read-API requests per key per minute; 0 turns the limit off. */
+  /** Read-API requests per service account per minute (all its keys); 0 turns it off. */
   apiRateLimitPerMinute: number;
   deliveryConcurrency: number;
   endpointConcurrency: number;
@@ -369,7 +370,15 @@ export interface Config {
   trustedProxies: string[];
   /** Path of the config file that was read, if any (for `svc setup` and diagnostics). */
   configFile?: string;
+  /**
+   * Where each value that is not a default came from, named as the operator wrote it (`--port`,
+   * `SVC_PORT`, `/var/lib/svc/svc.json: port`), for warnings about risky settings.
+   */
+  origins?: Partial<Record<ConfigKey, string>>;
 }
+
+/** Keys whose value is a boolean: in svc.json only JSON's true and false are taken. */
+const booleanKeys: ReadonlySet<ConfigKey> = new Set(["unsafeAllowPrivateTargets"]);
 
 const defaults = {
   host: "127.0.0.1",
@@ -402,6 +411,11 @@ export interface ConfigSources {
   configFile?: string;
   env?: Record<string, string | undefined>;
   cwd?: string;
+  /**
+   * Take the settings a running `svc serve` on this data dir got as flags or environment
+   * variables (between the file and this process's environment). Every command but serve does.
+   */
+  followRunningServer?: boolean;
 }
 
 interface RawValue {
@@ -492,10 +506,18 @@ export function loadConfig(sources: ConfigSources = {}): Config {
     }
   }
 
+  const running = sources.followRunningServer ? readRunningServer(dataDir) : undefined;
   for (const key of configKeys) {
     const fromFile =
       key in fileValues ? { value: fileValues[key], origin: `${configFile}: ${key}` } : undefined;
-    const chosen = flagValue(key) ?? envValue(key) ?? fromFile;
+    const fromRunning =
+      running && key !== "dataDir" && key in running.settings
+        ? {
+            value: running.settings[key],
+            origin: `${join(dataDir, runningServerFileName)} (svc serve, pid ${running.pid}, ${running.origins[key] ?? key}): ${key}`,
+          }
+        : undefined;
+    const chosen = flagValue(key) ?? envValue(key) ?? fromRunning ?? fromFile;
     if (chosen) raw.set(key, chosen);
   }
 
@@ -506,6 +528,15 @@ export function loadConfig(sources: ConfigSources = {}): Config {
     if (!entry) {
       if (key in defaults) values[key] = defaults[key as keyof typeof defaults];
       continue;
+    }
+    // Text such as "yes" is how environment variables and flags spell a boolean; in the JSON
+    // file a string where a boolean belongs is a mistake (a quoted "false" would read as on).
+    if (booleanKeys.has(key) && entry.origin.startsWith(`${configFile}: `)) {
+      if (typeof entry.value !== "boolean") {
+        throw new ConfigError(
+          `${entry.origin}=${describe(key, entry.value)}: must be a JSON boolean, true or false (without quotes)`,
+        );
+      }
     }
     const parsed = keySpecs[key].schema.safeParse(entry.value);
     if (!parsed.success) {
@@ -539,7 +570,38 @@ export function loadConfig(sources: ConfigSources = {}): Config {
     throw new ConfigError("tlsCertFile and tlsKeyFile: set both to serve HTTPS, or neither");
   }
   if (configFile) config.configFile = configFile;
+  config.origins = Object.fromEntries([...raw].map(([key, entry]) => [key, entry.origin]));
   return config;
+}
+
+/** Where a key's value came from, in words: "flag --port", "environment SVC_PORT", "config file F: port". */
+export function configOriginLabel(config: Config, key: ConfigKey): string {
+  const origin = config.origins?.[key];
+  if (origin === undefined) return "default";
+  if (origin.startsWith("--")) return `flag ${origin}`;
+  if (origin === keySpecs[key].env) return `environment ${origin}`;
+  if (origin.includes(runningServerFileName)) return `running server ${origin}`;
+  return `config file ${origin}`;
+}
+
+/**
+ * The values this process got from its flags and environment (not the file, not defaults): what
+ * `svc serve` shares with the other commands through the running-server file.
+ */
+export function processGivenSettings(config: Config): {
+  settings: Record<string, unknown>;
+  origins: Record<string, string>;
+} {
+  const settings: Record<string, unknown> = {};
+  const origins: Record<string, string> = {};
+  for (const key of configKeys) {
+    const origin = config.origins?.[key];
+    if (key === "dataDir" || origin === undefined) continue;
+    if (origin !== `--${keySpecs[key].flag}` && origin !== keySpecs[key].env) continue;
+    settings[key] = config[key];
+    origins[key] = origin;
+  }
+  return { settings, origins };
 }
 
 /** Environment variable and flag names for each key, for --help and the docs. */

@@ -4,9 +4,12 @@ import type { CreatedAccount } from "./accounts/service-accounts.ts";
 import { startConsentWarningWorker } from "./banking/consent-warnings.ts";
 import { startRetentionWorker } from "./banking/retention.ts";
 import { startSyncScheduler } from "./banking/scheduler.ts";
+import { startProcessRegistry } from "./cluster/processes.ts";
+import { configOriginLabel } from "./config.ts";
 import { startHttpServer } from "./http/server.ts";
 import { startMailWorker } from "./mail/start.ts";
 import type { Services } from "./services.ts";
+import { startRecoveryWorker } from "./webhooks/recovery-steps.ts";
 import { startWebhookWorkers } from "./webhooks/workers.ts";
 import type { Worker } from "./worker.ts";
 
@@ -46,27 +49,61 @@ export async function startService(
   // one-time password, printed only by a successful start, would never be shown.
   // /readyz answers 503 until start-up has finished and again once stopping begins.
   let ready = false;
-  const server = startHttpServer(services, { isReady: () => ready });
+  // Registered first, and processes that are gone taken over before the server is ready, so a
+  // restart after a kill -9 sends the deliveries the dead process held at once.
+  let wakeDispatcher = () => {};
+  const processes = await startProcessRegistry({
+    database: services.database,
+    clock: services.clock,
+    log,
+    onTakeover: () => wakeDispatcher(),
+  });
+  let server: ReturnType<typeof startHttpServer>;
   let firstOperator: Awaited<ReturnType<typeof ensureFirstOperator>>;
+  try {
+    await processes.sweep();
+    server = startHttpServer(services, { isReady: () => ready, processId: processes.id });
+  } catch (error) {
+    await processes.stop();
+    throw error;
+  }
   try {
     firstOperator = await ensureFirstOperator(services.db, services.clock);
   } catch (error) {
     await server.stop(true);
+    await processes.stop();
     throw error;
   }
   if (config.unsafeAllowPrivateTargets) {
+    const source = configOriginLabel(config, "unsafeAllowPrivateTargets");
     log.warn(
-      "SVC_UNSAFE_ALLOW_PRIVATE_TARGETS is on: webhook deliveries may reach loopback and private addresses on any port. Never use this in production.",
+      `unsafeAllowPrivateTargets is on (set by ${source}): webhook deliveries may reach loopback and private addresses on any port. Never use this in production.`,
+      { source },
     );
   }
-  const workers: Worker[] = [];
+  // Stopped last: its stop removes this process's row once nothing of it is left.
+  const workers: Worker[] = [processes];
   // Started once the server listens, so a failed start leaves no timers behind.
   workers.push(startSyncScheduler(services), startRetentionWorker(services));
   // Stopped in reverse: the dispatcher first (it may queue mail), then the mail sender.
   const mail = startMailWorker(services);
   if (mail) workers.push(mail);
+  const dispatcher = startWebhookWorkers(services, {
+    onMailQueued: () => mail?.wake(),
+    processId: processes.id,
+  });
+  wakeDispatcher = dispatcher.wake;
+  workers.push(dispatcher);
   workers.push(startConsentWarningWorker(services, { onMailQueued: () => mail?.wake() }));
-  workers.push(startWebhookWorkers(services, { onMailQueued: () => mail?.wake() }));
+  // Stopped before the dispatcher: no step queues deliveries while it finishes.
+  workers.push(
+    startRecoveryWorker({
+      db: services.db,
+      clock: services.clock,
+      log: services.log.child({ worker: "recoveries" }),
+      outbox: services.outbox,
+    }),
+  );
   log.info("listening", {
     listen: server.url.toString(),
     baseUrl: config.baseUrl,

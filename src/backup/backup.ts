@@ -9,6 +9,7 @@ import { masterKeyFileName } from "../crypto/master-key.ts";
 import { databaseFileName } from "../db/open.ts";
 import { ApiError } from "../http/errors.ts";
 import type { Services } from "../services.ts";
+import { postgresRestoreSteps } from "./restore-steps.ts";
 import {
   type BackupCheck,
   backupDirectoryMode,
@@ -28,6 +29,8 @@ export interface BackupResult {
   check: Pick<BackupCheck, "integrity" | "masterKey">;
   /** What the operator must keep beside the backup, when something is not inside it. */
   warnings: string[];
+  /** How to start from this backup, in order. */
+  restoreSteps: string[];
 }
 
 /**
@@ -129,5 +132,9 @@ export async function backupInstance(
     configIncluded,
     check: { integrity: check.integrity, masterKey: check.masterKey },
     warnings,
+    restoreSteps:
+      database.engine === "sqlite"
+        ? [`svc serve --data-dir ${directory}`]
+        : postgresRestoreSteps(directory),
   };
 }

@@ -24,7 +24,7 @@ import {
   type LinkStart,
   moveTo,
 } from "./link-steps.ts";
-import { transformEbAccount } from "./providers/enable-banking/transform.ts";
+import { usableEbAccounts } from "./providers/enable-banking/transform.ts";
 import { ProviderError, providerErrorEffects } from "./providers/errors.ts";
 import { providerSecretBox } from "./providers/secrets.ts";
 import { completeRenewal } from "./renew.ts";
@@ -161,7 +161,10 @@ async function completeEnableBanking(
     connectionId,
     {
       status: "linked",
-      accounts: session.accounts.map((a) => ({ account: transformEbAccount(a), transactions: [] })),
+      accounts: usableEbAccounts(session.accounts).map((account) => ({
+        account,
+        transactions: [],
+      })),
     },
     {
       set: {

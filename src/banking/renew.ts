@@ -35,7 +35,7 @@ import {
   type EnableBankingState,
   enableBankingStateSchema,
 } from "./providers/enable-banking/provider.ts";
-import { transformEbAccount } from "./providers/enable-banking/transform.ts";
+import { usableEbAccounts } from "./providers/enable-banking/transform.ts";
 import { providerSecretBox } from "./providers/secrets.ts";
 import type { ConnectionRow } from "./status.ts";
 
@@ -167,7 +167,10 @@ export async function completeRenewal(
     connectionId,
     {
       status: "linked",
-      accounts: session.accounts.map((a) => ({ account: transformEbAccount(a), transactions: [] })),
+      accounts: usableEbAccounts(session.accounts).map((account) => ({
+        account,
+        transactions: [],
+      })),
     },
     {
       before: (tx) => remapAccounts(tx, connectionId, remaps),

@@ -1,14 +1,16 @@
 // Retention (issue 4): events and their delivery history older than `retentionDays` are
 // deleted by a daily job; bank data is kept. Deliveries and attempts go with their event
-// (ON DELETE CASCADE). Real-bank link attempts that never linked go a day after they began
-// (link-limits.ts). An event that still has a delivery waiting for a retry is kept until it
-// is done, so a short retention never cuts a retry schedule (spec 6) short.
+// (ON DELETE CASCADE). Expired portal sessions and rate-limit windows go too; real-bank link
+// attempts that never linked go a day after they began (link-limits.ts). An event that still
+// has a delivery waiting for a retry is kept until it is done, so a short retention never cuts a
+// retry schedule (spec 6) short.
 import { and, eq, inArray, isNotNull, lt, notExists } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/store.ts";
 import { startScheduledJob } from "../jobs/scheduled-job.ts";
 import { pruneLimitCounters } from "../limits/counter.ts";
 import { pruneWindowLog } from "../limits/sliding-window.ts";
+import { pruneSessions } from "../portal/sessions.ts";
 import type { Services } from "../services.ts";
 import type { Worker } from "../worker.ts";
 import { dayMs } from "./dates.ts";
@@ -70,8 +72,20 @@ export async function pruneHistory(
         .returning({ id: syncRuns.id }),
     )
   ).length;
+  await db.write((tx) =>
+    tx
+      .delete(tx.t.endpointRecoveries)
+      .where(
+        and(
+          isNotNull(tx.t.endpointRecoveries.finishedAt),
+          lt(tx.t.endpointRecoveries.finishedAt, cutoff),
+        ),
+      ),
+  );
   await pruneLimitCounters(db, new Date(now.getTime() - limitWindowRetentionMs));
   await pruneWindowLog(db, new Date(now.getTime() - limitWindowRetentionMs));
+  // Sessions past their 7 days or 12 idle hours can never be used again (DESIGN.md "Portal").
+  await pruneSessions(db, clock);
   const abandonedLinks = await pruneAbandonedLinks(db, clock);
   return { events: eventCount, syncRuns: runs, abandonedLinks, cutoff: cutoff.toISOString() };
 }

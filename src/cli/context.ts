@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
+import { refusePostgresBackupWithoutUrl } from "../backup/restore-steps.ts";
 import { type Config, type ConfigKey, loadConfig } from "../config.ts";
 import { createLogger } from "../log.ts";
 import { openServices, type Services } from "../services.ts";
@@ -33,16 +34,22 @@ export function outputFor(io: CliIo, command: Command): Output {
   return createOutput(io, Boolean(globalOptions(command).json));
 }
 
-/** Loads the configuration for a command: global --data-dir/--config plus the command's own flags. */
+/**
+ * Loads the configuration for a command: global --data-dir/--config plus the command's own
+ * flags, over the settings a running `svc serve` on the same data dir was given (except for
+ * `serve` itself, `ownSettings`).
+ */
 export function configFor(
   io: CliIo,
   command: Command,
   flags: Partial<Record<ConfigKey, string | number | boolean>> = {},
+  options: { ownSettings?: boolean } = {},
 ): Config {
   const global = globalOptions(command);
   return loadConfig({
     env: io.env,
     cwd: io.cwd,
+    followRunningServer: !options.ownSettings,
     flags: { ...flags, ...(global.dataDir !== undefined ? { dataDir: global.dataDir } : {}) },
     ...(global.config !== undefined ? { configFile: global.config } : {}),
   });
@@ -60,10 +67,15 @@ export async function withServices<T>(
     flags?: Partial<Record<ConfigKey, string | number | boolean>>;
     /** Only `serve` and `migrate` (and `setup`, on its own path) may create the data dir. */
     createsDataDir?: boolean;
+    /** `serve`: its settings are its own, not those of another server on the data dir. */
+    ownSettings?: boolean;
   } = {},
 ): Promise<T> {
-  const config = configFor(io, command, options.flags);
+  const config = configFor(io, command, options.flags, {
+    ...(options.ownSettings ? { ownSettings: true } : {}),
+  });
   if (!options.createsDataDir) requireDataDir(config, io.env);
+  else refusePostgresBackupWithoutUrl(config);
   const services = await openServices(config, {
     env: io.env,
     log: createLogger({

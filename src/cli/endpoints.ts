@@ -25,6 +25,7 @@ import { sendVerificationCode, verifyEndpoint } from "../webhooks/verification.t
 import { CliFailure, CliUsageError, withServices } from "./context.ts";
 import type { CliIo } from "./io.ts";
 import { formatTable } from "./output.ts";
+import { registerRecoveryCommands } from "./recover.ts";
 
 function describeEndpoint(endpoint: EndpointView): string {
   return [
@@ -88,7 +89,9 @@ function describeSend(result: OneOffSendView): string {
 export function registerEndpoints(program: Command, io: CliIo): void {
   const endpoints = program
     .command("endpoints")
-    .description("Webhook endpoints: add, verify, test, rotate the secret, enable, pause, remove.")
+    .description(
+      "Webhook endpoints: add, verify, test, rotate the secret, enable, pause, remove, recover.",
+    )
     .addHelpText(
       "after",
       `
@@ -198,6 +201,8 @@ disabled and its owner e-mailed; enable it again once the receiver is fixed.`,
         );
       });
     });
+
+  registerRecoveryCommands(endpoints, io);
 
   endpoints
     .command("send-code")

@@ -46,6 +46,10 @@ export function registerMaintenance(program: Command, io: CliIo): void {
       `
 The backup is a complete data dir (mode 0700, files 0600). Restore by starting from it:
   svc serve --data-dir <dir>
+On PostgreSQL the snapshot is <dir>/svc.pgdump: restore it into a new, empty database first,
+  pg_restore --no-owner --dbname=postgres://USER@HOST:5432/NEW_DATABASE <dir>/svc.pgdump
+  svc serve --data-dir <dir> --database-url postgres://USER@HOST:5432/NEW_DATABASE
+(serve and migrate refuse a data dir holding svc.pgdump when no database URL is set).
 The server may keep running while the backup is taken. What was written is checked before the
 command succeeds: the snapshot is read back by its engine (SQLite's PRAGMA integrity_check, or
 pg_restore for svc.pgdump) and the master key must match the snapshot's check value.
@@ -81,7 +85,12 @@ with it (set it when running --verify).
             `  config      ${result.configIncluded ? "included" : "none in the data dir"}`,
             `  checked     integrity ${result.check.integrity}, master key ${result.check.masterKey}`,
             ...result.warnings.map((w) => `warning: ${w}`),
-            `restore with: svc serve --data-dir ${result.directory}`,
+            ...(result.restoreSteps.length === 1
+              ? [`restore with: ${result.restoreSteps[0]}`]
+              : [
+                  "restore with:",
+                  ...result.restoreSteps.map((step, index) => `  ${index + 1}. ${step}`),
+                ]),
           ].join("\n"),
         );
       });

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import { applySetup, type SetupAnswers } from "../setup/apply.ts";
+import { applySetup, currentSetup, type SetupAnswers, type SetupResult } from "../setup/apply.ts";
 import { askSetupAnswers } from "../setup/wizard.ts";
 import { CliUsageError, globalOptions, outputFor } from "./context.ts";
 import type { CliIo } from "./io.ts";
@@ -38,7 +38,10 @@ export function registerSetup(program: Command, io: CliIo): void {
       "--admin-password-file <file>",
       "file holding the operator password (no password on the command line)",
     )
-    .option("-y, --yes", "do not ask: use the flags, and defaults for anything not given")
+    .option(
+      "-y, --yes",
+      "do not ask: use the flags; a setting not given keeps its value in svc.json (or its default)",
+    )
     .addHelpText(
       "after",
       `
@@ -46,7 +49,8 @@ Interactive in a terminal. For automation pass --yes with the flags, for example
   svc setup --yes --data-dir /var/lib/svc --base-url https://bank-api.example.com \\
     --source-ip 203.0.113.10 --admin-email ops@example.com --admin-password-file /run/secrets/svc-admin
 Without --admin-password-file a one-time password is generated and printed once.
-Writes <data dir>/svc.json (mode 0600) and <data dir>/master.key (mode 0600), then migrates.`,
+Writes <data dir>/svc.json (mode 0600) and <data dir>/master.key (mode 0600), then migrates.
+Run again, it keeps every setting it is not given and prints the ones it changed.`,
     )
     .action(async (flags: SetupFlags, cmd: Command) => {
       const global = globalOptions(cmd);
@@ -76,12 +80,16 @@ Writes <data dir>/svc.json (mode 0600) and <data dir>/master.key (mode 0600), th
             `svc setup without --yes needs ${missing.map((m) => (m === "baseUrl" ? "--base-url" : "--admin-email")).join(" and ")} (or run it in a terminal to be asked)`,
           );
         }
-        answers = { baseUrl: "http://localhost:8080", adminEmail: "admin@svc.localhost", ...given };
+        answers = given;
       } else if (io.interactive) {
-        answers = await askSetupAnswers(given, {
-          ...(io.input ? { input: io.input } : {}),
-          ...(io.output ? { output: io.output } : {}),
-        });
+        const current = currentSetup(resolve(io.cwd, given.dataDir));
+        answers = await askSetupAnswers(
+          { ...current, ...given },
+          {
+            ...(io.input ? { input: io.input } : {}),
+            ...(io.output ? { output: io.output } : {}),
+          },
+        );
       } else {
         throw new CliUsageError(
           "svc setup has no terminal to ask its questions on; pass --yes with --base-url, --source-ip, --admin-email and --admin-password-file (see svc setup --help)",
@@ -106,12 +114,53 @@ Writes <data dir>/svc.json (mode 0600) and <data dir>/master.key (mode 0600), th
                 `  password    ${result.operator.oneTimePassword}  (one-time: shown only now, change it at first sign-in)`,
               ]
             : []),
+          ...changeLines(result),
           ...result.notes.map((note) => `note: ${note}`),
           "",
-          "Next:",
-          `  svc serve --data-dir ${answers.dataDir}`,
-          `  then open ${result.baseUrl}/ and sign in as ${result.operator.email}`,
+          ...nextSteps(result, answers.dataDir),
         ].join("\n"),
       );
     });
+}
+
+function changeLines(result: SetupResult): string[] {
+  if (result.changed.length === 0)
+    return ["svc.json: nothing changed (settings not given keep their values)"];
+  return [
+    "changed in svc.json (settings not given keep their values):",
+    ...result.changed.map(
+      (change) => `  ${change.key}: ${change.from ?? "(not set)"} -> ${change.to ?? "(not set)"}`,
+    ),
+  ];
+}
+
+/** Whether a browser at the base URL reaches the listener directly (no proxy, no TLS needed). */
+function servedDirectly(baseUrl: string, listenUrl: string): boolean {
+  const base = new URL(baseUrl);
+  const listen = new URL(listenUrl);
+  const loopbackNames = ["localhost", "127.0.0.1", "[::1]"];
+  const sameHost =
+    base.hostname === listen.hostname ||
+    (loopbackNames.includes(base.hostname) && loopbackNames.includes(listen.hostname));
+  return sameHost && base.protocol === listen.protocol && base.port === listen.port;
+}
+
+function nextSteps(result: SetupResult, dataDir: string): string[] {
+  const lines = [
+    "Next:",
+    `  svc serve --data-dir ${dataDir}`,
+    `    (from a clone of the repository: npx bun run svc serve --data-dir ${dataDir})`,
+    `  It listens on ${result.listenUrl.startsWith("https:") ? "HTTPS" : "plain HTTP"} at ${result.listenUrl} (set host and port in svc.json, SVC_HOST/SVC_PORT or --host/--port).`,
+  ];
+  if (servedDirectly(result.baseUrl, result.listenUrl)) {
+    lines.push(`  Then open ${result.baseUrl}/ and sign in as ${result.operator.email}.`);
+  } else {
+    lines.push(
+      `  The base URL ${result.baseUrl} is not that address: put a reverse proxy in front of it`,
+      `  that answers at ${result.baseUrl} and forwards to ${result.listenUrl}${result.listenUrl.startsWith("https:") ? "" : ", or set tlsCertFile and tlsKeyFile so it serves HTTPS itself"}`,
+      "  (operator guide: TLS and the base URL).",
+      `  Then open ${result.baseUrl}/ and sign in as ${result.operator.email}.`,
+    );
+  }
+  return lines;
 }

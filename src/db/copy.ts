@@ -23,10 +23,12 @@ export const copyOrder: TableName[] = [
   "bankAccounts",
   "balances",
   "transactions",
+  "transactionProviderIds",
   "syncRuns",
   "webhookEndpoints",
   "verificationCodes",
   "events",
+  "endpointRecoveries",
   "deliveries",
   "deliveryAttempts",
   "rateLimitCounters",
@@ -34,6 +36,8 @@ export const copyOrder: TableName[] = [
   "scheduledRuns",
   "mailOutbox",
   "instanceMeta",
+  "serviceProcesses",
+  "eventStreams",
 ];
 
 /** Rows read from the source per query. */

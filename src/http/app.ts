@@ -1,5 +1,6 @@
 // Assembles the HTTP application: request ids, the access log and HTTP metrics, one error
 // model, /metrics, and each feature's routes.
+import type { HTMLBundle } from "bun";
 import { Hono } from "hono";
 import type { EventStreamOptions } from "../api/event-stream.ts";
 import { createV1App } from "../api/v1.ts";
@@ -8,16 +9,32 @@ import { metricsRoutes } from "../metrics/route.ts";
 import { createPortalApi } from "../portal/api.ts";
 import type { Services } from "../services.ts";
 import { accessLogMiddleware } from "./access-log.ts";
+import { createAllowedMethods, methodNotAllowed } from "./allowed-methods.ts";
+import { bodyLimitMiddleware, maxJsonBodyBytes } from "./body-limit.ts";
+import { withCanonicalIds } from "./canonical-ids.ts";
 import { createErrorHandler, notFoundHandler } from "./errors.ts";
 import { healthRoutes } from "./health.ts";
 import { createOperatorApi } from "./operator-api.ts";
+import { createPortalPage } from "./portal-page.ts";
 import { createRequestIds, requestIdMiddleware } from "./request-id.ts";
+import { securityHeadersMiddleware } from "./security-headers.ts";
+
+/** The operator import routes, which keep their own, larger limit (banking/import/routes.ts). */
+const importPaths = new Set(["/operator/import", "/portal/api/operator/import"]);
+const isImportPath = (path: string) => importPaths.has(path.replace(/\/+$/, ""));
 
 export interface AppOptions {
   /** Whether start-up has finished (for /readyz); true when not given. */
   isReady?: () => boolean;
   /** Event-stream timing and limits (tests shorten the heartbeat); defaults otherwise. */
   eventStreams?: Partial<EventStreamOptions>;
+  /** The portal's page (admin-ui/index.html), answered at `/` with its assets (portal-page.ts). */
+  portalPage?: HTMLBundle;
+  /**
+   * This serving process's id (src/cluster/processes.ts): open event streams are then counted
+   * per account across every process on the database; without it, in this process alone.
+   */
+  processId?: string;
 }
 
 export interface HttpApp {
@@ -29,6 +46,8 @@ export interface HttpApp {
   fromCache(response: Response): boolean;
   /** Ends open event streams (/v1/events/stream), so a graceful stop does not wait on them. */
   closeStreams(): void;
+  /** Gives back the read-API allowance this process holds unused, for the other processes. */
+  giveBackAllowance(): Promise<void>;
 }
 
 export function createHttpApp(services: Services, options: AppOptions = {}): HttpApp {
@@ -36,12 +55,24 @@ export function createHttpApp(services: Services, options: AppOptions = {}): Htt
   const v1 = createV1App(services, {
     requestIds,
     ...(options.eventStreams ? { eventStreams: options.eventStreams } : {}),
+    ...(options.processId ? { processId: options.processId } : {}),
   });
   const app = new Hono();
   app.use("*", requestIdMiddleware(requestIds));
   app.use("*", accessLogMiddleware(services.log, services.metrics));
+  app.use("*", securityHeadersMiddleware());
+  app.use("*", bodyLimitMiddleware({ maxBytes: maxJsonBodyBytes, exempt: isImportPath }));
   app.onError(createErrorHandler(services.log));
-  app.notFound(notFoundHandler);
+  const portalPage = options.portalPage ? createPortalPage(options.portalPage) : undefined;
+  const allowedMethods = createAllowedMethods(() => app.routes);
+  app.notFound(async (c) => {
+    const method = c.req.method;
+    const page =
+      portalPage && (method === "GET" || method === "HEAD") && (await portalPage.answer(c));
+    if (page) return page;
+    const allowed = allowedMethods(c.req.path);
+    return allowed.length > 0 ? methodNotAllowed(c, allowed) : notFoundHandler(c);
+  });
   app.route("/", healthRoutes(services.database, options.isReady));
   app.route("/", metricsRoutes(services.metrics, services.config.metricsTokenFile));
   app.route("/portal/api", createPortalApi(services));
@@ -51,7 +82,8 @@ export function createHttpApp(services: Services, options: AppOptions = {}): Htt
   const remembered = new WeakSet<Response>();
   return {
     app,
-    fetch: (request, server) => {
+    fetch: (incoming, server) => {
+      const request = withCanonicalIds(incoming);
       const cached = v1.serveCached(request);
       if (cached === undefined) return app.fetch(request, server);
       if (cached instanceof Response) {
@@ -66,6 +98,7 @@ export function createHttpApp(services: Services, options: AppOptions = {}): Htt
     },
     fromCache: (response) => remembered.has(response),
     closeStreams: () => v1.closeStreams(),
+    giveBackAllowance: () => v1.giveBackAllowance(),
   };
 }
 

@@ -1,7 +1,15 @@
 // The HTTP(S) listener: the Hono app for /v1, /portal/api and health, plus the bundled portal.
 import portalPage from "../../admin-ui/index.html";
+import { maxImportBytes } from "../banking/import/routes.ts";
 import type { Services } from "../services.ts";
 import { type AppOptions, createHttpApp } from "./app.ts";
+import { maxJsonBodyBytes } from "./body-limit.ts";
+
+/**
+ * Bun's own default, said here because the event stream's heartbeat (5 s, api/event-stream.ts)
+ * must come more often: a connection silent this long is closed.
+ */
+export const listenerIdleTimeoutSeconds = 10;
 
 export interface RunningServer {
   url: URL;
@@ -16,7 +24,7 @@ export class ListenError extends Error {
 
 export function startHttpServer(services: Services, options: AppOptions = {}): RunningServer {
   const { config } = services;
-  const app = createHttpApp(services, options);
+  const app = createHttpApp(services, { portalPage, ...options });
   const tls =
     config.tlsCertFile && config.tlsKeyFile
       ? { cert: Bun.file(config.tlsCertFile), key: Bun.file(config.tlsKeyFile) }
@@ -29,8 +37,11 @@ export function startHttpServer(services: Services, options: AppOptions = {}): R
       development: false,
       // `svc serve --workers N`: the processes share the port; the kernel spreads connections.
       reusePort: config.workers > 1,
+      idleTimeout: listenerIdleTimeoutSeconds,
+      // The largest body any route accepts (the operator import; body-limit.ts bounds the rest):
+      // Bun refuses a bigger one itself, before the app sees it.
+      maxRequestBodySize: Math.max(maxImportBytes, maxJsonBodyBytes),
       ...(tls ? { tls } : {}),
-      routes: { "/": portalPage },
       fetch: app.fetch,
     });
   } catch (error) {
@@ -47,7 +58,8 @@ export function startHttpServer(services: Services, options: AppOptions = {}): R
       // Stop accepting first, then end the event streams: they never finish by themselves.
       const stopped = server.stop(force);
       app.closeStreams();
-      return stopped;
+      // Once no request is under way, what this process reserved and did not use is freed.
+      return stopped.then(() => app.giveBackAllowance());
     },
   };
 }

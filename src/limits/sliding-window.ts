@@ -105,7 +105,6 @@ export async function pruneWindowLog(db: Db, before: Date): Promise<void> {
   const { rateLimitLog } = db.t;
   await db.write((tx) => tx.delete(rateLimitLog).where(lt(rateLimitLog.at, before)));
 }
-
 /** A limit over uses the database already keeps as rows of their own (e.g. manual deliveries). */
 export interface SlidingWindowRule {
   limit: number;

@@ -19,7 +19,7 @@ export function createPortalApi(services: Services): Hono {
   const cookie = sessionCookie(config.baseUrl);
   const session = requireSession(db, clock, cookie);
   const app = new Hono();
-  app.use("*", sameOriginOnly(config.baseUrl));
+  app.use("*", sameOriginOnly(config.baseUrl, { host: config.host, port: config.port }));
   app.use("*", async (c, next) => {
     await next();
     // Portal answers may hold a key or secret shown once: never cache them.

@@ -1,56 +1,63 @@
-// Same-origin checks on the portal API (DESIGN.md "Portal"; issue 13). Both compare with the
-// configured `baseUrl`, never with the request's own Host: a page of another site whose name
-// resolves to this server (DNS rebinding: `Host: evil.test`, `Origin: http://evil.test`) would
-// otherwise pass as "same origin".
-// - Every request must name the base URL's host in `Host` (for a loopback base URL such as the
-//   default `http://localhost:8080`, any loopback name on its port); other hosts answer 421
+// Same-origin checks on the portal API (DESIGN.md "Portal"). Both compare with the configured
+// `baseUrl`, never with the request's own Host: a page of another site whose name resolves to
+// this server (DNS rebinding: `Host: evil.test`, `Origin: http://evil.test`) would otherwise pass
+// as "same origin".
+// - Every request must name the base URL's host in `Host`; other hosts answer 421
 //   `misdirected_request`. (Behind a proxy, the proxy passes `Host` through: operator guide.)
-// - Every state-changing request must also carry `Origin` naming the base URL's origin, or,
-//   without `Origin`, `Sec-Fetch-Site: same-origin`. The portal sends JSON with fetch from its
-//   own page, so a browser always attaches one of them; anything else is 403 `forbidden`.
+// - Every state-changing request must also carry `Origin` equal to the base URL's origin (scheme,
+//   host and port exactly), or, without `Origin`, `Sec-Fetch-Site: same-origin`. The portal sends
+//   JSON with fetch from its own page, so a browser always attaches one of them; anything else is
+//   403 `forbidden`.
+//
+// One alias is kept: when the base URL names loopback (the default `http://localhost:8080`) and
+// the server listens on a loopback address (the default 127.0.0.1), that listening address
+// (`http://127.0.0.1:8080`) is the same server too, since no other process can hold that address
+// and port while this one does. Other loopback names are not: `http://[::1]:8080` may be another
+// program listening on the IPv6 loopback at the same port.
 import type { MiddlewareHandler } from "hono";
 import { ApiError } from "../http/errors.ts";
 
 const safeMethods = new Set(["GET", "HEAD", "OPTIONS"]);
-/** Names of this machine's loopback interface: equivalent when the base URL is one of them. */
 const loopbackNames = new Set(["localhost", "127.0.0.1", "[::1]"]);
+const loopbackAddress = /^(127(\.\d{1,3}){3}|::1)$/;
 
-/** `Host` or `Origin` as a URL of the base URL's scheme; undefined unless it is exactly that. */
-function asUrl(protocol: string, host: string | undefined): URL | undefined {
+/** Where this server listens (config host and port), for the loopback alias above. */
+export interface ListeningAddress {
+  host: string;
+  port: number;
+}
+
+/** The origins the portal accepts, in the lower-case `scheme://host[:port]` form of URL.origin. */
+export function acceptedOrigins(baseUrl: string, listening?: ListeningAddress): Set<string> {
+  const configured = new URL(baseUrl);
+  const origins = new Set([configured.origin]);
+  if (
+    listening &&
+    listening.port > 0 &&
+    loopbackNames.has(configured.hostname) &&
+    loopbackAddress.test(listening.host)
+  ) {
+    const host = listening.host.includes(":") ? `[${listening.host}]` : listening.host;
+    origins.add(new URL(`${configured.protocol}//${host}:${listening.port}`).origin);
+  }
+  return origins;
+}
+
+/** `Host` as the origin it names under the base URL's scheme; undefined unless spelled exactly. */
+function hostOrigin(protocol: string, host: string | undefined): string | undefined {
   if (!host || !URL.canParse(`${protocol}//${host}`)) return undefined;
   const url = new URL(`${protocol}//${host}`);
   const spelled = host.toLowerCase();
   const defaultPort = protocol === "https:" ? ":443" : ":80";
-  return url.host === spelled || `${url.host}${defaultPort}` === spelled ? url : undefined;
+  return url.host === spelled || `${url.host}${defaultPort}` === spelled ? url.origin : undefined;
 }
 
-/**
- * The base URL's host, or, when the base URL names this machine's loopback (the default
- * `http://localhost:8080`), another loopback name for it on the same port: no other site's page
- * can carry those names.
- */
-function isConfiguredHost(configured: URL, candidate: URL | undefined): boolean {
-  if (!candidate) return false;
-  if (candidate.host === configured.host) return true;
-  return (
-    loopbackNames.has(configured.hostname) &&
-    loopbackNames.has(candidate.hostname) &&
-    candidate.port === configured.port
-  );
-}
-
-function isConfiguredOrigin(configured: URL, origin: string): boolean {
-  const match = /^(https?:)\/\/([^/]+)$/.exec(origin);
-  return (
-    match?.[1] === configured.protocol &&
-    isConfiguredHost(configured, asUrl(configured.protocol, match[2]))
-  );
-}
-
-export function sameOriginOnly(baseUrl: string): MiddlewareHandler {
+export function sameOriginOnly(baseUrl: string, listening?: ListeningAddress): MiddlewareHandler {
   const configured = new URL(baseUrl);
+  const accepted = acceptedOrigins(baseUrl, listening);
   return async (c, next) => {
-    if (!isConfiguredHost(configured, asUrl(configured.protocol, c.req.header("host")))) {
+    const host = hostOrigin(configured.protocol, c.req.header("host"));
+    if (host === undefined || !accepted.has(host)) {
       throw new ApiError(
         "misdirected_request",
         `This portal answers only at ${configured.origin}; open it there.`,
@@ -60,7 +67,7 @@ export function sameOriginOnly(baseUrl: string): MiddlewareHandler {
       const origin = c.req.header("origin");
       const allowed =
         origin !== undefined
-          ? isConfiguredOrigin(configured, origin)
+          ? accepted.has(origin.toLowerCase())
           : c.req.header("sec-fetch-site") === "same-origin";
       if (!allowed) {
         throw new ApiError(

@@ -16,11 +16,17 @@ import { ApiError } from "../http/errors.ts";
 import { silentLogger } from "../log.ts";
 import { openServices } from "../services.ts";
 
+/**
+ * What `svc setup` was told. A setting left out keeps what svc.json already holds (a re-run of
+ * `setup --yes` must not put a real install's base URL back to localhost); `sourceIp: null`
+ * removes the source address (the wizard's empty answer).
+ */
 export interface SetupAnswers {
   dataDir: string;
-  baseUrl: string;
-  sourceIp?: string;
-  adminEmail: string;
+  baseUrl?: string;
+  sourceIp?: string | null;
+  /** Omitted: the existing first operator, or admin@svc.localhost on a new install. */
+  adminEmail?: string;
   /** Omit to generate a one-time password (printed once). */
   adminPassword?: string;
 }
@@ -32,20 +38,37 @@ export interface SetupResult {
   baseUrl: string;
   deliverySourceIp?: string;
   operator: { email: string; created: boolean; oneTimePassword?: string };
+  /** The settings of svc.json this run changed, with their old and new values. */
+  changed: SettingChange[];
+  /** Where `svc serve` will listen with these settings (plain HTTP unless the TLS files are set). */
+  listenUrl: string;
   notes: string[];
 }
+
+export interface SettingChange {
+  key: "baseUrl" | "deliverySourceIp";
+  from: string | null;
+  to: string | null;
+}
+
+/** The first operator's e-mail on a new install when setup is not given one. */
+export const defaultOperatorEmail = "admin@svc.localhost";
 
 /** Problems with the answers, by field; empty when they can be applied. */
 export function checkSetupAnswers(answers: SetupAnswers): Record<string, string> {
   const problems: Record<string, string> = {};
-  const baseUrl = validateConfigValue("baseUrl", answers.baseUrl);
-  if (baseUrl) problems.baseUrl = `base URL ${baseUrl}`;
-  if (answers.sourceIp !== undefined) {
+  if (answers.baseUrl !== undefined) {
+    const baseUrl = validateConfigValue("baseUrl", answers.baseUrl);
+    if (baseUrl) problems.baseUrl = `base URL ${baseUrl}`;
+  }
+  if (typeof answers.sourceIp === "string") {
     const ip = validateConfigValue("deliverySourceIp", answers.sourceIp);
     if (ip) problems.sourceIp = `delivery source IP ${ip}`;
   }
-  const email = emailSchema.safeParse(answers.adminEmail);
-  if (!email.success) problems.adminEmail = `operator e-mail ${email.error.issues[0]?.message}`;
+  if (answers.adminEmail !== undefined) {
+    const email = emailSchema.safeParse(answers.adminEmail);
+    if (!email.success) problems.adminEmail = `operator e-mail ${email.error.issues[0]?.message}`;
+  }
   if (answers.adminPassword !== undefined) {
     const problem = passwordProblem(answers.adminPassword);
     if (problem) problems.adminPassword = `operator password ${problem}`;
@@ -65,11 +88,30 @@ function isLocalAddress(ip: string): boolean {
     );
 }
 
+/** svc.json as it is now (empty when there is none); a file that is not JSON stops setup. */
+export function readSetupFile(path: string): Record<string, unknown> {
+  if (!existsSync(path)) return {};
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(path, "utf8"));
+    if (parsed && typeof parsed === "object" && !Array.isArray(parsed))
+      return parsed as Record<string, unknown>;
+  } catch {}
+  throw new ConfigError(
+    `config file ${path}: not a JSON object; fix or remove it, then run setup again`,
+  );
+}
+
+/** The settings setup manages, as svc.json in `dataDir` holds them now (the wizard's defaults). */
+export function currentSetup(dataDir: string): { baseUrl?: string; sourceIp?: string } {
+  const values = readSetupFile(join(dataDir, configFileName));
+  return {
+    ...(typeof values.baseUrl === "string" ? { baseUrl: values.baseUrl } : {}),
+    ...(typeof values.deliverySourceIp === "string" ? { sourceIp: values.deliverySourceIp } : {}),
+  };
+}
+
 function writeConfigFile(path: string, values: Record<string, unknown>): void {
-  const existing = existsSync(path)
-    ? (JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>)
-    : {};
-  const merged = { ...existing, ...values };
+  const merged = { ...readSetupFile(path), ...values };
   for (const [key, value] of Object.entries(merged)) if (value === undefined) delete merged[key];
   const temporary = `${path}.tmp-${process.pid}`;
   // 0600: the file may hold an SMTP URL with a password.
@@ -100,7 +142,16 @@ export async function applySetup(
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const base = loadConfig({ env: options.env, cwd: options.cwd, flags: { dataDir } });
   const configFile = join(base.dataDir, configFileName);
-  writeConfigFile(configFile, { baseUrl: answers.baseUrl, deliverySourceIp: answers.sourceIp });
+  const before = readSetupFile(configFile);
+  const wanted: Partial<Record<SettingChange["key"], string | undefined>> = {};
+  if (answers.baseUrl !== undefined) wanted.baseUrl = answers.baseUrl;
+  if (answers.sourceIp !== undefined) wanted.deliverySourceIp = answers.sourceIp ?? undefined;
+  const changed: SettingChange[] = [];
+  for (const [key, to] of Object.entries(wanted) as [SettingChange["key"], string | undefined][]) {
+    const from = typeof before[key] === "string" ? (before[key] as string) : null;
+    if (from !== (to ?? null)) changed.push({ key, from, to: to ?? null });
+  }
+  writeConfigFile(configFile, wanted);
   // Read back through the normal loader, so a value the server would refuse is caught now.
   const config = loadConfig({ env: options.env, cwd: options.cwd, flags: { dataDir } });
   const services = await openServices(config, {
@@ -109,7 +160,9 @@ export async function applySetup(
     ...(options.clock ? { clock: options.clock } : {}),
   });
   try {
-    const email = emailSchema.parse(answers.adminEmail);
+    const email = emailSchema.parse(
+      answers.adminEmail ?? ((await firstOperatorEmail(services.db)) || defaultOperatorEmail),
+    );
     const existing = await findUserByEmail(services.db, email);
     const notes: string[] = [];
     let operator: SetupResult["operator"];
@@ -150,7 +203,7 @@ export async function applySetup(
         `${answers.sourceIp} is not an address of this host: route webhook egress through it (NAT or proxy) so receivers see that address.`,
       );
     }
-    if (!answers.sourceIp)
+    if (!config.deliverySourceIp)
       notes.push(
         "No delivery source IP set: receivers behind an allowlist will not know what to allow.",
       );
@@ -162,6 +215,8 @@ export async function applySetup(
       baseUrl: config.baseUrl,
       ...(config.deliverySourceIp ? { deliverySourceIp: config.deliverySourceIp } : {}),
       operator,
+      changed,
+      listenUrl: `${config.tlsCertFile ? "https" : "http"}://${config.host.includes(":") ? `[${config.host}]` : config.host}:${config.port}`,
       notes,
     };
   } finally {

@@ -82,7 +82,8 @@ export async function askSetupAnswers(
     dataDir: dataDir.trim(),
     adminEmail: adminEmail.trim(),
     adminPassword,
-    ...(sourceIp.trim() ? { sourceIp: sourceIp.trim() } : {}),
+    // An emptied answer removes the address; it was offered pre-filled from svc.json.
+    sourceIp: sourceIp.trim() || null,
   };
   const go = answered(
     await prompts.confirm({

@@ -42,6 +42,8 @@ export interface ClaimRequest {
    * (its concurrency cap for the whole cluster); checked inside the claim's transaction.
    */
   endpointCap?: number;
+  /** The claiming process (service_processes.id), so others can take its leases once it is gone. */
+  holder?: string;
 }
 
 /** Claims up to `limit` due deliveries, honouring each endpoint's room. */
@@ -93,6 +95,7 @@ export async function claimDueDeliveries(
           nextAttemptAt: request.leaseUntil,
           leaseExpiresAt: request.leaseUntil,
           claimToken,
+          leaseHolder: request.holder ?? null,
         })
         .where(
           and(

@@ -10,7 +10,9 @@
 // Stop: claiming ends at once; sends already under way get a grace period to finish and be
 // recorded; any still running after it are abandoned and their leases released (the row is
 // due again immediately), so the next start re-sends them at once instead of waiting for the
-// lease to run out. A crash (kill -9) releases nothing: those rows wait for their lease.
+// lease to run out. A crash (kill -9) releases nothing itself: another process (or the restarted
+// one) sees the holder gone and makes its leases due at once (src/cluster/processes.ts); the
+// lease's end is the backstop when that cannot be told.
 import { Cron } from "croner";
 import type { Clock } from "../clock.ts";
 import type { MasterKey } from "../crypto/master-key.ts";
@@ -47,6 +49,8 @@ export interface DispatcherOptions {
   /** Cap per endpoint, so one slow receiver cannot take every slot. */
   endpointConcurrency: number;
   leaseMs?: number;
+  /** This process's id (src/cluster/processes.ts), written on every lease it takes. */
+  processId?: string;
   /** How long stop() lets sends under way finish before releasing them (default 5 s). */
   stopGraceMs?: number;
   /** See `work()`; default 2 ms. */
@@ -123,6 +127,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         endpointRoom: slots.endpointClaimRoom,
         fullEndpoints: slots.fullEndpoints(),
         endpointCap: options.endpointConcurrency,
+        ...(options.processId ? { holder: options.processId } : {}),
       });
     } catch (error) {
       // e.g. the database unreachable: the rows stay due; the next tick tries again.

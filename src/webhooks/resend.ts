@@ -4,21 +4,24 @@
 // Retry now: a pending delivery's next attempt is brought forward to now. Both go through the
 // dispatcher (the outbox signal wakes it at once in this process; its one-second tick covers
 // the CLI writing from another process).
-import { and, desc, eq, gt } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { dayMs } from "../banking/dates.ts";
 import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import { type Db, first } from "../db/store.ts";
 import { ApiError } from "../http/errors.ts";
 import { isUuid, newId } from "../ids.ts";
-import { enforceSlidingWindow, type SlidingWindowRule } from "../limits/sliding-window.ts";
+import { enforceWindow } from "../limits/sliding-window.ts";
 import { type DeliveryView, getDelivery } from "./delivery-log.ts";
 import { type EndpointRef, findEndpoint } from "./endpoint-records.ts";
 import { accountEventTypes } from "./event-types.ts";
 import type { OutboxSignal } from "./outbox-signal.ts";
 
-/** 60 resends per account in any 3,600 s (sliding: counted from the manual deliveries kept). */
-export const resendLimit: SlidingWindowRule = { limit: 60, windowMs: 3_600_000 };
+/**
+ * 60 resends per account in any 3,600 s (spec 8), counted in rate_limit_log under the account's
+ * key, apart from the deliveries: removing an endpoint deletes its deliveries but not the count.
+ */
+export const resendLimit = { limit: 60, windowMs: 3_600_000 } as const;
 
 export interface ResendContext {
   db: Db;
@@ -26,25 +29,6 @@ export interface ResendContext {
   config: Pick<Config, "retentionDays">;
   /** Wakes this process's dispatcher after the commit. */
   outbox?: OutboxSignal;
-}
-
-/** Times of the account's most recent manual deliveries in the window, newest first. */
-async function recentResends(tx: Db, serviceAccountId: string, now: Date): Promise<Date[]> {
-  const { deliveries, events } = tx.t;
-  const rows = await tx
-    .select({ createdAt: deliveries.createdAt })
-    .from(deliveries)
-    .innerJoin(events, eq(events.id, deliveries.eventId))
-    .where(
-      and(
-        eq(events.serviceAccountId, serviceAccountId),
-        eq(deliveries.manual, true),
-        gt(deliveries.createdAt, new Date(now.getTime() - resendLimit.windowMs)),
-      ),
-    )
-    .orderBy(desc(deliveries.createdAt))
-    .limit(resendLimit.limit);
-  return rows.map((r) => r.createdAt);
 }
 
 /** Sends event `eventId` of the endpoint's account to the endpoint again, as a new delivery. */
@@ -87,10 +71,11 @@ export async function resendEvent(
   const deliveryId = newId();
   await db.write(async (tx) => {
     const at = clock.now();
-    enforceSlidingWindow(
+    // Counted in the transaction that adds the delivery: a refused resend adds nothing.
+    await enforceWindow(
+      tx,
       clock,
-      resendLimit,
-      await recentResends(tx, endpoint.serviceAccountId, at),
+      { key: `resends:${endpoint.serviceAccountId}`, ...resendLimit },
       `Too many resends: at most ${resendLimit.limit} per hour per account`,
     );
     await tx.insert(deliveries).values({

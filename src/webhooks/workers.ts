@@ -7,7 +7,7 @@ import { senderFromConfig } from "./sender.ts";
 /** Starts the dispatcher; `onMailQueued` wakes the mail sender when a notice was queued. */
 export function startWebhookWorkers(
   services: Services,
-  options: { onMailQueued?: () => void } = {},
+  options: { onMailQueued?: () => void; processId?: string } = {},
 ): Dispatcher {
   const { config, clock } = services;
   const log = services.log.child({ worker: "webhooks" });
@@ -21,6 +21,7 @@ export function startWebhookWorkers(
     concurrency: config.deliveryConcurrency,
     endpointConcurrency: config.endpointConcurrency,
     onMailQueued: options.onMailQueued,
+    ...(options.processId ? { processId: options.processId } : {}),
     metrics: services.metrics,
   });
   dispatcher.start();

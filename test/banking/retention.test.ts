@@ -7,6 +7,7 @@ const { deliveries, deliveryAttempts, events, rateLimitCounters } = tables;
 
 import { newId } from "../../src/ids.ts";
 import { consumeLimit } from "../../src/limits/counter.ts";
+import { createSession, sessionIdleMs } from "../../src/portal/sessions.ts";
 import validFixture from "../fixtures/import/valid.json" with { type: "json" };
 import { addVerifiedEndpoint, setup, tableContents } from "./helpers.ts";
 
@@ -72,6 +73,26 @@ describe("retention (events and delivery history older than retentionDays; bank 
     expect((await s.services.db.select().from(rateLimitCounters)).map((r) => r.key)).toEqual([
       "current",
     ]);
+  });
+
+  test("expired and idle portal sessions are pruned by the retention run, live ones kept", async () => {
+    const s = await setup();
+    const userId = newId();
+    await s.services.db.write((tx) =>
+      tx.insert(tx.t.users).values({
+        id: userId,
+        serviceAccountId: s.accountId,
+        email: "owner@example.com",
+        createdAt: s.clock.now(),
+      }),
+    );
+    await createSession(s.services.db, s.clock, userId); // idle past sessionIdleMs below
+    s.clock.advance(sessionIdleMs + 1_000);
+    const live = await createSession(s.services.db, s.clock, userId);
+    await pruneHistory(s.services.db, s.clock, 30);
+    const left = await s.services.db.select().from(tables.sessions);
+    expect(left).toHaveLength(1);
+    expect(left[0]?.expiresAt).toEqual(live.expiresAt);
   });
 
   test("the retention worker runs on its croner schedule and stops cleanly", async () => {

@@ -145,8 +145,15 @@ describe.if(testEngine === "postgres")("svc backup on PostgreSQL", () => {
     const accountId = created.json<{ id: string }>().id;
     const backup = await runSvc(["backup", "snap", "--json"], { cwd });
     expect(backup.code).toBe(0);
-    const result = backup.json<{ database_file: string; master_key_included: boolean }>();
+    const result = backup.json<{
+      database_file: string;
+      master_key_included: boolean;
+      restore_steps: string[];
+    }>();
     expect(result.database_file).toBe(join(cwd, "snap", "svc.pgdump"));
+    // The steps it prints restore into a database, not a start from the directory alone.
+    expect(result.restore_steps[1]).toStartWith("pg_restore --no-owner --dbname=");
+    expect(result.restore_steps[2]).toContain(`--data-dir ${join(cwd, "snap")} --database-url`);
     expect(result.master_key_included).toBe(true);
 
     const restored = await createTestDatabase();

@@ -256,15 +256,45 @@ describe("portal sign-in and sessions", () => {
     clock.advance(15 * 60 * 1000);
   }, 60_000);
 
-  test("a loopback base URL accepts the other loopback names on its port, and no other port (issue 13)", async () => {
-    const { client } = await signedInOwner(services, server.baseUrl);
-    const { port } = new URL(server.baseUrl);
-    for (const name of [`localhost:${port}`, `[::1]:${port}`]) {
-      const headers = { Host: name, Origin: `http://${name}` };
-      expect((await client.request("POST", "/keys", { name: "loop" }, headers)).status).toBe(201);
+  test("Origin and Host must be the base URL's origin exactly: [::1] is not localhost; the loopback address the server listens on is its one alias", async () => {
+    // Not the default base URL, which the test server would replace with its own address.
+    const loopback = await createTestServices({
+      clock,
+      config: { baseUrl: "http://localhost:9999" },
+    });
+    const loopbackServer = startTestServer(loopback);
+    try {
+      const { port } = new URL(loopbackServer.baseUrl);
+      const { client } = await signedInOwner(loopback, loopbackServer.baseUrl, {
+        publicUrl: "http://localhost:9999",
+      });
+      // The test server listens on 127.0.0.1 at its own port, which is the alias.
+      for (const [host, origin, status] of [
+        ["localhost:9999", "http://localhost:9999", 201],
+        [`127.0.0.1:${port}`, `http://127.0.0.1:${port}`, 201],
+        ["localhost:9999", "http://[::1]:9999", 403],
+        ["localhost:9999", `http://[::1]:${port}`, 403],
+        ["localhost:9999", "http://127.0.0.1:9999", 403],
+        ["localhost:9999", "https://localhost:9999", 403],
+        [`[::1]:${port}`, `http://[::1]:${port}`, 421],
+        ["[::1]:9999", "http://[::1]:9999", 421],
+        ["127.0.0.1:1", "http://127.0.0.1:1", 421],
+      ] as const) {
+        const response = await client.request(
+          "POST",
+          "/keys",
+          { name: "loop" },
+          {
+            Host: host,
+            Origin: origin,
+          },
+        );
+        expect({ host, origin, status: response.status }).toEqual({ host, origin, status });
+      }
+    } finally {
+      await loopbackServer.stop();
+      await loopback.database.close();
     }
-    const otherPort = { Host: "127.0.0.1:1", Origin: "http://127.0.0.1:1" };
-    expect((await client.request("POST", "/keys", { name: "x" }, otherPort)).status).toBe(421);
   });
 
   test("sign-out ends the session", async () => {

@@ -65,6 +65,16 @@ export interface EnableBankingStub {
    */
   sessionScopedUids: boolean;
   sessions: Map<string, { status: string; deleted: boolean }>;
+  /**
+   * Answers served verbatim instead of `accounts` (test/fixtures/providers): the session's
+   * accounts, and per account uid its balances and each read's transaction pages.
+   */
+  verbatim?: {
+    sessionAccounts: unknown[];
+    byUid: Map<string, { balances: unknown; reads: unknown[][] }>;
+  };
+  /** Which of `verbatim`'s reads the next transaction listing serves (the last one repeats). */
+  verbatimRead: number;
   stop(): void;
 }
 
@@ -130,6 +140,7 @@ export async function startEnableBankingStub(
     sessionScopedUids: false,
     sessionValidUntil: new Date(nowMs() + 90 * 86_400_000).toISOString(),
     sessions: new Map(),
+    verbatimRead: 0,
     failNext(failure) {
       pendingFailure = failure;
     },
@@ -204,14 +215,16 @@ export async function startEnableBankingStub(
         const scope = stub.sessionScopedUids ? `.s${stub.sessions.size}` : "";
         return json({
           session_id: sessionId,
-          accounts: stub.accounts.map((a) => ({
-            uid: `${a.uid}${scope}`,
-            identification_hash: createHash("sha256").update(a.iban).digest("base64"),
-            account_id: { iban: a.iban },
-            name: a.name,
-            currency: a.currency,
-            cash_account_type: "CACC",
-          })),
+          accounts:
+            stub.verbatim?.sessionAccounts ??
+            stub.accounts.map((a) => ({
+              uid: `${a.uid}${scope}`,
+              identification_hash: createHash("sha256").update(a.iban).digest("base64"),
+              account_id: { iban: a.iban },
+              name: a.name,
+              currency: a.currency,
+              cash_account_type: "CACC",
+            })),
           aspsp: { name: pending.get(authorizationId)?.bank, country: "FI" },
           access: { valid_until: stub.sessionValidUntil },
         });
@@ -231,6 +244,18 @@ export async function startEnableBankingStub(
         });
       }
       const accountMatch = /^\/accounts\/([^/]+)\/(balances|transactions)$/.exec(path);
+      const verbatim = stub.verbatim?.byUid.get(decodeURIComponent(accountMatch?.[1] ?? ""));
+      if (accountMatch && verbatim && request.method === "GET") {
+        if (accountMatch[2] === "balances") return json(verbatim.balances);
+        const pages = verbatim.reads[Math.min(stub.verbatimRead, verbatim.reads.length - 1)] ?? [];
+        // The first page, or the page after the one whose continuation_key was sent.
+        const key = url.searchParams.get("continuation_key");
+        const index = key
+          ? pages.findIndex((p) => (p as { continuation_key?: string }).continuation_key === key) +
+            1
+          : 0;
+        return json(pages[index] ?? { transactions: [], continuation_key: null });
+      }
       const uid = decodeURIComponent(accountMatch?.[1] ?? "").replace(/\.s\d+$/, "");
       const account = stub.accounts.find((a) => a.uid === uid);
       if (accountMatch && account && request.method === "GET") {

@@ -22,7 +22,6 @@ export function startTestServer(services: Services, options: AppOptions = {}): T
     hostname: "127.0.0.1",
     port: 0,
     development: false,
-    routes: { "/": portalPage },
     fetch: (request, bunServer) => {
       if (!app) throw new Error("the test server's app is not ready");
       return app.fetch(request, bunServer);
@@ -36,7 +35,7 @@ export function startTestServer(services: Services, options: AppOptions = {}): T
     port: server.port as number,
     baseUrl: chosen ? services.config.baseUrl : baseUrl,
   };
-  app = createHttpApp({ ...services, config }, options);
+  app = createHttpApp({ ...services, config }, { portalPage, ...options });
   return {
     baseUrl,
     stop: () => {

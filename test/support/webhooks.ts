@@ -4,8 +4,10 @@ import { afterAll, afterEach, beforeAll } from "bun:test";
 import { createServiceAccount } from "../../src/accounts/service-accounts.ts";
 import type { Config } from "../../src/config.ts";
 import { ApiError } from "../../src/http/errors.ts";
+import { silentLogger } from "../../src/log.ts";
 import type { Services } from "../../src/services.ts";
 import { type WebhookContext, webhookContext } from "../../src/webhooks/context.ts";
+import { createDispatcher, type Dispatcher } from "../../src/webhooks/dispatcher.ts";
 import {
   type EndpointWithSecret,
   registerEndpoint,
@@ -144,6 +146,29 @@ export function webhookSuite(): {
       return created;
     },
   };
+}
+
+/**
+ * A dispatcher on the setup's database and fake clock that runs only when asked (`runDue`, or
+ * the outbox signal once started); the caller stops it.
+ */
+export function testDispatcher(
+  setup: WebhookSetup,
+  options: { concurrency?: number; outbox?: boolean } = {},
+): Dispatcher {
+  const concurrency = options.concurrency ?? 4;
+  return createDispatcher({
+    db: setup.services.db,
+    clock: setup.clock,
+    log: silentLogger,
+    masterKey: setup.services.masterKey,
+    sender: senderFromConfig(setup.services.config, setup.clock, { resolve: setup.ctx.resolve }),
+    ...(options.outbox === false ? {} : { outbox: setup.services.outbox }),
+    concurrency,
+    endpointConcurrency: concurrency,
+    schedule: false,
+    stopGraceMs: 50,
+  });
 }
 
 /** The ApiError `work` throws (sync or async); fails the test when it throws nothing. */

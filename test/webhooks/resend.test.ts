@@ -1,11 +1,10 @@
 // Resend, Retry now and the per-endpoint event-type filter (issue 18 "Endpoint features"),
 // through the real delivery engine against a loopback HTTPS receiver, under a fake clock.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { silentLogger } from "../../src/log.ts";
 import { getDelivery, listDeliveries } from "../../src/webhooks/delivery-log.ts";
-import { createDispatcher, type Dispatcher } from "../../src/webhooks/dispatcher.ts";
+import type { Dispatcher } from "../../src/webhooks/dispatcher.ts";
 import { registerEndpoint, updateEndpoint } from "../../src/webhooks/endpoint-registration.ts";
-import { pauseEndpoint } from "../../src/webhooks/endpoint-state.ts";
+import { pauseEndpoint, removeEndpoint } from "../../src/webhooks/endpoint-state.ts";
 import { testEndpoint } from "../../src/webhooks/endpoint-test.ts";
 import { recordAccountEvent } from "../../src/webhooks/events.ts";
 import {
@@ -14,7 +13,6 @@ import {
   resendLimit,
   retryDeliveryNow,
 } from "../../src/webhooks/resend.ts";
-import { senderFromConfig } from "../../src/webhooks/sender.ts";
 import { sendVerificationCode, verifyEndpoint } from "../../src/webhooks/verification.ts";
 import { acceptVerification, type Receiver, startReceiver } from "../support/receiver.ts";
 import { waitUntil } from "../support/wait.ts";
@@ -23,6 +21,7 @@ import {
   createWebhookSetup,
   registerVerified,
   testCertificates,
+  testDispatcher,
   type WebhookSetup,
 } from "../support/webhooks.ts";
 
@@ -45,18 +44,7 @@ async function setup(options: Parameters<typeof createWebhookSetup>[0] = {}) {
 }
 
 function dispatcher(s: WebhookSetup): Dispatcher {
-  const d = createDispatcher({
-    db: s.services.db,
-    clock: s.clock,
-    log: silentLogger,
-    masterKey: s.services.masterKey,
-    sender: senderFromConfig(s.services.config, s.clock, { resolve: s.ctx.resolve }),
-    outbox: s.services.outbox,
-    concurrency: 4,
-    endpointConcurrency: 4,
-    schedule: false,
-    stopGraceMs: 50,
-  });
+  const d = testDispatcher(s);
   cleanups.push(() => d.stop());
   return d;
 }
@@ -206,7 +194,7 @@ describe("resend (issue 18)", () => {
     expect(foreignEndpoint.status).toBe(404);
   });
 
-  test("at most 60 per account in any 3,600 s, counted from the rows (sliding, not per clock hour), 429 with when and Retry-After", async () => {
+  test("at most 60 per account in any 3,600 s, sliding, not per clock hour, 429 with when and Retry-After", async () => {
     const s = await setup();
     const { endpoint } = await registerVerified(s, ok, `/lim-${crypto.randomUUID()}`);
     const event = await raiseBalance(s);
@@ -231,6 +219,24 @@ describe("resend (issue 18)", () => {
     expect((await apiErrorOf(() => resendEvent(s.services, ref, event.eventId))).status).toBe(429);
     const manual = await listDeliveries(s.services.db, { endpointId: endpoint.id, limit: 1000 });
     expect(manual.filter((m) => m.manual)).toHaveLength(resendLimit.limit + half);
+  });
+
+  test("the 60 per hour are counted per account apart from the deliveries: removing and re-adding an endpoint does not reset them", async () => {
+    const s = await setup();
+    const first = await registerVerified(s, ok, `/gone-${crypto.randomUUID()}`);
+    const event = await raiseBalance(s);
+    for (let i = 0; i < resendLimit.limit; i++) {
+      await resendEvent(s.services, { endpointId: first.endpoint.id }, event.eventId);
+    }
+    // Removal deletes the endpoint's deliveries, the manual ones included.
+    await removeEndpoint(s.services.db, { endpointId: first.endpoint.id });
+    s.clock.advance(60_000);
+    const again = await registerVerified(s, ok, `/back-${crypto.randomUUID()}`);
+    const refused = await apiErrorOf(() =>
+      resendEvent(s.services, { endpointId: again.endpoint.id }, event.eventId),
+    );
+    expect([refused.status, refused.code]).toEqual([429, "rate_limited"]);
+    expect(refused.headers["Retry-After"]).toBe(String(59 * 60));
   });
 });
 

@@ -2,7 +2,7 @@
 // service's own OpenAPI document (schema.ts). Paths, parameters, bodies and error envelopes are
 // checked by the compiler; nothing is hand-written per route.
 import createClient, { type Client, type ClientOptions } from "openapi-fetch";
-import type { components, operations, paths } from "./schema.ts";
+import type { components, operations, paths } from "./schema.js";
 
 export type { components, operations, paths };
 

@@ -89,6 +89,8 @@ export function createTransactionReads(
           later
             ? sql`(${t.bookingDate}, ${t.id}) < (${p("date")}, ${p("id")})`
             : lte(t.bookingDate, p("to")),
+          // A pending row the provider dropped is no longer served (docs/providers.md).
+          isNull(t.removedAt),
           pending
             ? or(eq(t.status, "booked"), isNull(t.bookedTransactionId))
             : eq(t.status, "booked"),

@@ -113,6 +113,7 @@ async function findOrCreateConnection(
     syncLeaseExpiresAt: null,
     consentExpiresAt: null,
     providerSecret: null,
+    notice: null,
     consecutiveFailures: 0,
     nextPullAt: null,
     consentWarned7dAt: null,

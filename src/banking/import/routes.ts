@@ -4,6 +4,7 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { z } from "zod";
+import { tooLargeError } from "../../http/body-limit.ts";
 import { ApiError } from "../../http/errors.ts";
 import { toJsonNames } from "../../http/json-names.ts";
 import { readJson } from "../../http/validate.ts";
@@ -22,10 +23,7 @@ export function createImportRoutes(services: Services, options: { maxBytes?: num
     bodyLimit({
       maxSize: maxBytes,
       onError: () => {
-        throw new ApiError(
-          "payload_too_large",
-          `An import document may be at most ${maxBytes} bytes; split it into several.`,
-        );
+        throw tooLargeError(maxBytes, "split the import document into several");
       },
     }),
     async (c) => {

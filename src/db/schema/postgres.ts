@@ -27,6 +27,7 @@ import type {
   EndpointStatus,
   EventType,
   ProviderName,
+  RecoveryStatus,
   SubscriptionStatus,
   SyncOutcome,
   TransactionStatus,
@@ -163,6 +164,11 @@ export const connections = pgTable(
     /** Real banks: the request budget allows no pull before this time. */
     nextPullAt: ms("next_pull_at"),
     /**
+     * The provider's latest message to the user and what the last sync skipped (docs/providers.md
+     * "Notices"); null when there is nothing to say. Never a secret or a URL path.
+     */
+    notice: text("notice"),
+    /**
      * When the owner was warned that the consent ends in 7 days / in 1 day (each warning once
      * per consent; a renewed consent clears both).
      */
@@ -270,6 +276,11 @@ export const transactions = pgTable(
     createdAt: ms("created_at").notNull(),
     updatedAt: ms("updated_at").notNull(),
     /**
+     * Set on a pending row the provider stopped returning in a window it read again: the row is no
+     * longer served (kept for the change feed).
+     */
+    removedAt: ms("removed_at"),
+    /**
      * The row as the read API serves it (the TransactionView's JSON, in its field order), kept by
      * the database itself: a page is the concatenation of these, never rebuilt per request.
      */
@@ -296,6 +307,31 @@ export const transactions = pgTable(
     primaryKey({ name: "transactions_pkey", columns: [t.accountId, t.bookingDate, t.id] }),
     uniqueIndex("transactions_id_unique").on(t.id),
     uniqueIndex("transactions_external_unique").on(t.accountId, t.externalId),
+  ],
+);
+
+/**
+ * Every provider id a transaction was seen under (docs/providers.md "One transaction, one id"):
+ * real banks renumber and reuse their ids, so one id may name several transactions over time and
+ * one transaction may carry several ids.
+ */
+export const transactionProviderIds = pgTable(
+  "transaction_provider_ids",
+  {
+    accountId: text("account_id")
+      .notNull()
+      .references(() => bankAccounts.id, { onDelete: "cascade" }),
+    providerId: text("provider_id").notNull(),
+    transactionId: text("transaction_id").notNull(),
+    firstSeenAt: ms("first_seen_at").notNull(),
+    lastSeenAt: ms("last_seen_at").notNull(),
+  },
+  (t) => [
+    primaryKey({
+      name: "transaction_provider_ids_pkey",
+      columns: [t.accountId, t.providerId, t.transactionId],
+    }),
+    index("transaction_provider_ids_transaction_idx").on(t.transactionId),
   ],
 );
 
@@ -401,8 +437,15 @@ export const deliveries = pgTable(
     leaseExpiresAt: ms("lease_expires_at"),
     /** The claim that holds the lease (fencing: only its outcome is recorded). */
     claimToken: text("claim_token"),
+    /**
+     * The process (service_processes.id) whose claim holds the lease: once that process is known
+     * to be gone, another takes the row over at once instead of waiting for the lease to end.
+     */
+    leaseHolder: text("lease_holder"),
     /** A resend asked for by the owner or operator (issue 18), not raised by the data. */
     manual: flag("manual").notNull().default(false),
+    /** The recovery that queued this delivery (null for every other delivery). */
+    recoveryId: text("recovery_id"),
     lastStatusCode: integer("last_status_code"),
     lastError: text("last_error"),
     createdAt: ms("created_at").notNull(),
@@ -412,6 +455,48 @@ export const deliveries = pgTable(
     index("deliveries_due_idx").on(t.status, t.nextAttemptAt),
     index("deliveries_endpoint_idx").on(t.endpointId, t.createdAt),
     index("deliveries_event_idx").on(t.eventId),
+    index("deliveries_recovery_idx").on(t.recoveryId),
+  ],
+);
+
+/**
+ * A recovery of an endpoint's failed deliveries (src/webhooks/recovery.ts): walks the account's
+ * events of [since, until] in creation order from its cursor, a paced step at a time; at most
+ * one runs per endpoint (the partial unique index).
+ */
+export const endpointRecoveries = pgTable(
+  "endpoint_recoveries",
+  {
+    id: text("id").primaryKey(),
+    endpointId: text("endpoint_id")
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: "cascade" }),
+    serviceAccountId: text("service_account_id")
+      .notNull()
+      .references(() => serviceAccounts.id, { onDelete: "cascade" }),
+    since: ms("since").notNull(),
+    until: ms("until").notNull(),
+    status: text("status").$type<RecoveryStatus>().notNull().default("running"),
+    /** Events of the window whose delivery had failed for good when the recovery started. */
+    total: integer("total").notNull(),
+    /** Events re-sent so far (a manual delivery queued for each). */
+    sent: integer("sent").notNull().default(0),
+    /** Events of the window never sent to the endpoint (paused, disabled, unverified). */
+    unsent: integer("unsent").notNull().default(0),
+    /** The last event handled, in (created_at, id) order; null before the first step. */
+    cursorCreatedAt: ms("cursor_created_at"),
+    cursorEventId: text("cursor_event_id"),
+    /** When the next paced step is due (taken by a conditional UPDATE: once per cluster). */
+    nextStepAt: ms("next_step_at"),
+    stopReason: text("stop_reason"),
+    createdAt: ms("created_at").notNull(),
+    updatedAt: ms("updated_at").notNull(),
+    finishedAt: ms("finished_at"),
+  },
+  (t) => [
+    uniqueIndex("endpoint_recoveries_running_idx").on(t.endpointId).where(sql`status = 'running'`),
+    index("endpoint_recoveries_account_idx").on(t.serviceAccountId, t.createdAt),
+    index("endpoint_recoveries_due_idx").on(t.status, t.nextStepAt),
   ],
 );
 
@@ -495,6 +580,37 @@ export const mailOutbox = pgTable(
     nextAttemptAt: ms("next_attempt_at"),
   },
   (t) => [index("mail_outbox_pending_idx").on(t.sentAt, t.nextAttemptAt)],
+);
+
+/**
+ * The serving processes on this database (src/cluster/processes.ts): each registers at start and
+ * beats every few seconds; a process whose liveness check fails (PostgreSQL: its session lock is
+ * free; SQLite: its pid is gone) is removed by any other, with its claims and streams.
+ */
+export const serviceProcesses = pgTable("service_processes", {
+  id: text("id").primaryKey(),
+  host: text("host").notNull(),
+  pid: integer("pid").notNull(),
+  /** When the OS started that pid (Linux /proc starttime), so a reused pid is not taken for it. */
+  pidStartedAt: text("pid_started_at"),
+  startedAt: ms("started_at").notNull(),
+  heartbeatAt: ms("heartbeat_at").notNull(),
+});
+
+/** Open /v1/events/stream connections, counted per account across the cluster (spec 8). */
+export const eventStreams = pgTable(
+  "event_streams",
+  {
+    id: text("id").primaryKey(),
+    serviceAccountId: text("service_account_id")
+      .notNull()
+      .references(() => serviceAccounts.id, { onDelete: "cascade" }),
+    processId: text("process_id")
+      .notNull()
+      .references(() => serviceProcesses.id, { onDelete: "cascade" }),
+    openedAt: ms("opened_at").notNull(),
+  },
+  (t) => [index("event_streams_account_idx").on(t.serviceAccountId)],
 );
 
 /** Small key/value facts about this instance (e.g. when the first operator was created). */

@@ -42,5 +42,9 @@ export type DeliveryKind = (typeof deliveryKinds)[number];
 export const deliveryStatuses = ["pending", "succeeded", "failed", "dropped", "cancelled"] as const;
 export type DeliveryStatus = (typeof deliveryStatuses)[number];
 
+/** A recovery of failed deliveries: running, done, cancelled by a person, or stopped (endpoint). */
+export const recoveryStatuses = ["running", "completed", "cancelled", "stopped"] as const;
+export type RecoveryStatus = (typeof recoveryStatuses)[number];
+
 export const attemptOutcomes = ["succeeded", "failed"] as const;
 export type AttemptOutcome = (typeof attemptOutcomes)[number];

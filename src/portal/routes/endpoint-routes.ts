@@ -20,6 +20,13 @@ import {
   resumeEndpoint,
 } from "../../webhooks/endpoint-state.ts";
 import { testEndpoint } from "../../webhooks/endpoint-test.ts";
+import {
+  cancelRecovery,
+  getRecovery,
+  listRecoveries,
+  previewRecovery,
+  startRecovery,
+} from "../../webhooks/recovery.ts";
 import { resendDelivery, retryDeliveryNow } from "../../webhooks/resend.ts";
 import {
   pendingVerification,
@@ -43,6 +50,16 @@ const updateBody = z
   .object({ description: z.string().max(1000).nullable().optional(), eventTypes: eventTypesField })
   .strict();
 const verifyBody = z.object({ code: z.string().trim().min(1, "enter the code").max(64) }).strict();
+const recoveryWindow = {
+  since: z.iso.datetime({ offset: true }),
+  until: z.iso.datetime({ offset: true }).optional(),
+};
+const recoveryBody = z.object(recoveryWindow).strict();
+const recoveryQuery = z.object(recoveryWindow).strict();
+const windowOf = (input: { since: string; until?: string | undefined }) => ({
+  since: new Date(input.since),
+  ...(input.until !== undefined ? { until: new Date(input.until) } : {}),
+});
 const statsQuery = z.object({ hours: z.coerce.number().int().min(1).max(168).optional() }).strict();
 
 /**
@@ -164,6 +181,24 @@ export function endpointRoutes(services: Services): Hono {
   );
   app.post("/:id/deliveries/:deliveryId/retry", async (c) =>
     c.json({ delivery: await retryDeliveryNow(services, deliveryRef(c)) }),
+  );
+
+  // Recover (beside Resend): re-send every failed delivery of a window, paced; one at a time.
+  app.get("/:id/recoveries", async (c) => c.json({ data: await listRecoveries(db, ref(c)) }));
+  app.get("/:id/recoveries/preview", async (c) =>
+    c.json(await previewRecovery(services, ref(c), windowOf(readQuery(c, recoveryQuery)))),
+  );
+  app.post("/:id/recoveries", async (c) => {
+    const body = await readJson(c, recoveryBody);
+    return c.json({ recovery: await startRecovery(services, ref(c), windowOf(body)) }, 201);
+  });
+  app.post("/:id/recoveries/cancel", async (c) =>
+    c.json({ recovery: await cancelRecovery(services, ref(c)) }),
+  );
+  app.get("/:id/recoveries/:recoveryId", async (c) =>
+    c.json({
+      recovery: await getRecovery(db, { ...ref(c), recoveryId: c.req.param("recoveryId") }),
+    }),
   );
 
   return app;

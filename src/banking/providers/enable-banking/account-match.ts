@@ -30,14 +30,19 @@ const identifiers: ((account: EbAccount) => string | undefined)[] = [
   (a) => (a.account_id?.masked_pan ? `${a.account_id.masked_pan}|${a.currency}` : undefined),
 ];
 
+type EbAccountWithUid = EbAccount & { uid: string };
+const hasUid = (account: EbAccount): account is EbAccountWithUid => Boolean(account.uid);
+
 /** Which stored account each account of the new session is (by previous session's records). */
 export function matchRenewedAccounts(
   previous: EbAccount[],
   stored: StoredEbAccount[],
-  fresh: EbAccount[],
+  freshAccounts: EbAccount[],
 ): AccountRemap[] {
   const storedByUid = new Map(stored.map((s) => [s.externalId, s]));
-  const candidates = previous.filter((p) => storedByUid.has(p.uid));
+  // An account without a uid is skipped by the sync (transform.ts), so it is never stored.
+  const candidates = previous.filter(hasUid).filter((p) => storedByUid.has(p.uid));
+  const fresh = freshAccounts.filter(hasUid);
   const takenOld = new Set<string>();
   const takenNew = new Set<string>();
   const remaps: AccountRemap[] = [];
