@@ -16,6 +16,7 @@ import type { ConnectionSnapshot } from "./model.ts";
 import type { ProviderRegistry } from "./provider.ts";
 import type { EnableBankingClient } from "./providers/enable-banking/client.ts";
 import { ProviderError } from "./providers/errors.ts";
+import type { ProviderHttp } from "./providers/http.ts";
 import { createProviders, type RealBankClients, realBankClients } from "./providers/registry.ts";
 import { providerSecretBox } from "./providers/secrets.ts";
 import { type SyncResult, syncConnection } from "./sync.ts";
@@ -29,6 +30,8 @@ export type LinkDeps = Pick<
 > & {
   /** Tests may pass their own clients; else built from the config. */
   clients?: RealBankClients;
+  /** Tests may pass their own provider HTTP client (e.g. a short timeout). */
+  http?: ProviderHttp;
 };
 
 export type LinkStart =
@@ -50,7 +53,10 @@ export interface LinkResult {
 }
 
 export function clientsOf(deps: LinkDeps): RealBankClients {
-  return deps.clients ?? realBankClients(deps.clock, { config: deps.config });
+  return (
+    deps.clients ??
+    realBankClients(deps.clock, { config: deps.config, ...(deps.http ? { http: deps.http } : {}) })
+  );
 }
 
 export function enableBankingClientOf(deps: LinkDeps): EnableBankingClient {
@@ -67,6 +73,7 @@ function providersOf(deps: LinkDeps): ProviderRegistry {
   return createProviders(deps.clock, {
     config: deps.config,
     masterKey: deps.masterKey.bytes,
+    ...(deps.http ? { http: deps.http } : {}),
   });
 }
 
