@@ -13,6 +13,7 @@ import type { Services } from "../services.ts";
 import { applyConnectionSnapshot } from "./apply.ts";
 import { getConnection } from "./connections.ts";
 import type { ConnectionSnapshot } from "./model.ts";
+import { withoutUrlPaths } from "./notice.ts";
 import type { ProviderRegistry } from "./provider.ts";
 import type { EnableBankingClient } from "./providers/enable-banking/client.ts";
 import { ProviderError } from "./providers/errors.ts";
@@ -114,7 +115,7 @@ export function linkFailure(error: unknown, message: string): unknown {
     error.kind === "unavailable" || error.kind === "rate_limited"
       ? "unavailable"
       : "invalid_request";
-  return new ApiError(code, `The bank link did not complete: ${message}`);
+  return new ApiError(code, `The bank link did not complete: ${withoutUrlPaths(message)}`);
 }
 
 /** A provider failure during linking: the table decides the status; the caller gets an ApiError. */
@@ -123,7 +124,7 @@ export async function failLink(
   connectionId: string,
   error: unknown,
 ): Promise<never> {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = withoutUrlPaths(error instanceof Error ? error.message : String(error));
   const status =
     error instanceof ProviderError && error.kind === "user_declined" ? "rejected" : "error";
   await moveTo(deps, connectionId, { status, error: message });
