@@ -196,26 +196,6 @@ for (let i = 0; i < 3_000; i++) {
 }
 const median = (list: number[]) => [...list].sort((a, b) => a - b)[list.length >> 1] as number;
 
-// The engine's own floor for that first page: the same rows read by a bare prepared statement on
-// a connection of its own (SQLite through bun:sqlite; no drizzle, no HTTP, no JavaScript object
-// per row). No request can be cheaper than this, whatever the layers above it do.
-let sqlFloorMs: number | null = null;
-if (services.database.engine === "sqlite") {
-  const { Database: SqliteDatabase } = await import("bun:sqlite");
-  const floorConnection = new SqliteDatabase(services.database.location, { readonly: true });
-  const floorPage = floorConnection.prepare(
-    "SELECT json FROM transactions WHERE account_id = ? AND booking_date >= ? AND booking_date <= ? AND status = 'booked' ORDER BY booking_date DESC, id DESC LIMIT ?",
-  );
-  const floorTimings: number[] = [];
-  for (let i = 0; i < 3_000; i++) {
-    const started = performance.now();
-    floorPage.values(big.accountId, firstQuery.window.from, firstQuery.window.to, 101);
-    if (i >= 300) floorTimings.push(performance.now() - started);
-  }
-  floorConnection.close();
-  sqlFloorMs = median(floorTimings);
-}
-
 // The first page's own bytes, for a baseline that isolates the HTTP transfer cost.
 const samplePath = `${transactionsPath(big)}?limit=100`;
 const pageBody = await (
@@ -244,6 +224,11 @@ Bun.gc(true);
 console.log(
   JSON.stringify({
     engine: services.database.engine,
+    // Where scripts/bench/engine-floor.ts reads the same pages on a connection of its own.
+    floorSource:
+      services.database.engine === "sqlite"
+        ? ["--sqlite", services.database.location]
+        : ["--database-url", store.databaseUrl as string],
     apiUrl,
     bareUrl: bare.url.toString().replace(/\/$/, ""),
     key: big.key,
@@ -260,7 +245,6 @@ console.log(
       firstPageMs: median(timings.first),
       deepestPageMs: median(timings.deep),
     },
-    sqlFloorMs,
   }),
 );
 

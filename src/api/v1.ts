@@ -24,9 +24,11 @@ import { buildOpenApiDocument } from "./openapi.ts";
 import { refuseNamelessQueryParameters, validationHook } from "./params.ts";
 import { createBankReads } from "./reads/bank-reads.ts";
 import { createEventReads } from "./reads/events.ts";
+import { createTransactionChangeReads } from "./reads/transaction-changes.ts";
 import { registerAccountRoutes } from "./routes/accounts.ts";
 import { registerConnectionRoutes } from "./routes/connections.ts";
 import { registerEventRoutes } from "./routes/events.ts";
+import { registerTransactionChangeRoutes } from "./routes/transaction-changes.ts";
 import { registerTransactionRoutes } from "./routes/transactions.ts";
 import { type ScalarBundle, scalarBundle } from "./scalar-bundle.ts";
 import { createSharedRateLimiter } from "./shared-rate-limit.ts";
@@ -94,6 +96,10 @@ export function createV1App(
   }
   const reads = createBankReads(db);
   registerAccountRoutes(resources, reads);
+  registerTransactionChangeRoutes(resources, createTransactionChangeReads(db, reads), {
+    clock,
+    retentionDays: config.retentionDays,
+  });
   registerTransactionRoutes(resources, reads, clock);
   registerConnectionRoutes(resources, reads);
   const eventReads = createEventReads(db);
@@ -123,6 +129,7 @@ export function createV1App(
   const document = buildOpenApiDocument(resources, {
     baseUrl: config.baseUrl,
     rateLimitPerMinute: config.apiRateLimitPerMinute,
+    retentionDays: config.retentionDays,
   });
   const documentJson = JSON.stringify(document);
   // The reference page and Scalar's bundle are loaded on the first visit to /docs, so serving

@@ -6,6 +6,9 @@
 //   receiver has never seen (and pending rows are not served by default), so it counts and the
 //   two are linked (pending_transaction_id, booked_transaction_id); a pending row booked within
 //   the same read is never served and does not count.
+// Transactions are matched to stored rows on the provider's id for the sandbox bank and import
+// files (stable keys), and by identity.ts for real banks, whose ids are hints
+// (write-matched.ts; docs/providers.md "One transaction, one id").
 // - account.balance.updated: when current, available or currency differ from the stored ones;
 //   fetched_at is the stored balances.fetched_at rendered with toISOString().
 // - connection.status.changed: when the status moved (see status.ts).

@@ -13,6 +13,7 @@ import { pruneWindowLog } from "../limits/sliding-window.ts";
 import { pruneSessions } from "../portal/sessions.ts";
 import type { Services } from "../services.ts";
 import type { Worker } from "../worker.ts";
+import { changesPruneMarginMs, pruneTransactionChanges } from "./change-feed-retention.ts";
 import { dayMs } from "./dates.ts";
 import { pruneAbandonedLinks } from "./link-limits.ts";
 
@@ -82,6 +83,7 @@ export async function pruneHistory(
         ),
       ),
   );
+  await pruneTransactionChanges(db, new Date(cutoff.getTime() - changesPruneMarginMs));
   await pruneLimitCounters(db, new Date(now.getTime() - limitWindowRetentionMs));
   await pruneWindowLog(db, new Date(now.getTime() - limitWindowRetentionMs));
   // Sessions past their 7 days or 12 idle hours can never be used again (DESIGN.md "Portal").

@@ -2,7 +2,7 @@
 // every table, in one PostgreSQL transaction, into an empty, freshly migrated database; the row
 // counts of both sides are compared before the transaction commits, so a copy is whole or absent.
 // The source is only read.
-import { type AnyColumn, asc, count, getTableColumns, gt } from "drizzle-orm";
+import { type AnyColumn, asc, count, getTableColumns, gt, sql } from "drizzle-orm";
 import { getTableConfig as getPgTableConfig } from "drizzle-orm/pg-core";
 import { ApiError } from "../http/errors.ts";
 import { chunks } from "./chunks.ts";
@@ -24,6 +24,7 @@ export const copyOrder: TableName[] = [
   "balances",
   "transactions",
   "transactionProviderIds",
+  "transactionChanges",
   "syncRuns",
   "webhookEndpoints",
   "verificationCodes",
@@ -116,6 +117,10 @@ export async function copyToPostgres(
       let rows = 0;
       for (const name of copyOrder) {
         const total = totals.get(name) ?? 0;
+        // The change feed is written by triggers on transactions (its migration), so copying the
+        // transactions has just recorded each of them once more: the source's feed replaces
+        // those rows, under its own positions, so a receiver's stored cursor stays valid.
+        if (name === "transactionChanges") await tx.delete(tx.t.transactionChanges);
         let copied = 0;
         for await (const batch of readTable(source.db, name)) {
           for (const part of chunks(batch))
@@ -127,6 +132,12 @@ export async function copyToPostgres(
         if (written !== total || copied !== total) {
           throw new Error(
             `table ${sqlName(tx.t, name)}: ${total} rows in SQLite but ${written} written; nothing was kept`,
+          );
+        }
+        if (name === "transactionChanges") {
+          // The next change is numbered after the copied ones.
+          await tx.rows(
+            sql`SELECT setval(pg_get_serial_sequence('transaction_changes', 'seq'), COALESCE(MAX(seq), 0) + 1, false) FROM transaction_changes`,
           );
         }
         tables[sqlName(tx.t, name)] = written;
