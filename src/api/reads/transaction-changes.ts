@@ -123,37 +123,36 @@ export function createTransactionChangeReads(
     position: FeedPosition,
     limit: number,
   ): Promise<ChangesPage> {
+    // Each change with its transaction's current row, in one query (the row by its unique id).
     const changes = await db
       .select({
         seq: c.seq,
         transactionId: c.transactionId,
         wasServed: c.wasServed,
+        json: t.json,
+        served: sql<unknown>`${servedNow}`,
       })
       .from(c)
+      .leftJoin(t, and(eq(t.id, c.transactionId), eq(t.accountId, c.accountId)))
       .where(and(eq(c.accountId, accountId), gt(c.seq, position)))
       .orderBy(asc(c.seq))
       .limit(limit + 1);
     const page = changes.slice(0, limit);
     const last = page.at(-1);
     // Each transaction once, in the order of its first change here, judged by what the reader
-    // had before that change.
+    // had before that change; its state is the current row (the same on every change of it).
     const before = new Map<string, boolean>();
-    for (const change of page) {
-      if (!before.has(change.transactionId)) before.set(change.transactionId, change.wasServed);
-    }
-    const ids = [...before.keys()];
     const current = new Map<string, CurrentRow>();
-    if (ids.length > 0) {
-      const rows = await db
-        .select({ id: t.id, json: t.json, served: sql<unknown>`${servedNow}` })
-        .from(t)
-        .where(and(inArray(t.id, ids), eq(t.accountId, accountId)));
-      for (const row of rows) {
-        // A boolean on PostgreSQL, 0 or 1 on SQLite.
-        const served = row.served === true || Number(row.served) === 1;
-        current.set(row.id, { id: row.id, json: row.json, served });
+    for (const change of page) {
+      if (before.has(change.transactionId)) continue;
+      before.set(change.transactionId, change.wasServed);
+      // A boolean on PostgreSQL, 0 or 1 on SQLite; null when the row is gone.
+      const served = change.served === true || Number(change.served) === 1;
+      if (change.json !== null) {
+        current.set(change.transactionId, { id: change.transactionId, json: change.json, served });
       }
     }
+    const ids = [...before.keys()];
     const added: string[] = [];
     const modified: string[] = [];
     const removed: string[] = [];
