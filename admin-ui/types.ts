@@ -5,6 +5,7 @@ import type { BillingContact } from "../src/accounts/billing-contact.ts";
 import type { AccessDescription } from "../src/accounts/entitlement.ts";
 import type { OwnConnectionView } from "../src/banking/account-connections.ts";
 import type { OperatorConnectionView } from "../src/banking/operator-connections.ts";
+import type { SimulationResult } from "../src/banking/sandbox/simulate.ts";
 import type { SyncResult } from "../src/banking/sync.ts";
 import type { ApiKeyView, CreatedApiKey } from "../src/keys/api-keys.ts";
 import type { MailView } from "../src/mail/outbox.ts";
@@ -31,6 +32,7 @@ export type {
   PendingVerification,
   RecoveryPreview,
   RecoveryView,
+  SimulationResult,
   SyncResult,
 };
 

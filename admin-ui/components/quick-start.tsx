@@ -18,6 +18,10 @@ export function QuickStart(props: { apiBaseUrl: string; onDismissed: () => void 
       <h2 id="quick-start-heading">Quick start</h2>
       <ol class="quick-start-steps">
         <li>
+          <a href="#/connections">Connect the sandbox bank</a> first: a simulated customer whose
+          accounts, balances and transactions your calls read and whose changes raise the events.
+        </li>
+        <li>
           <a href="#/keys">Create an API key</a> and keep it somewhere safe; it is shown once.
         </li>
         <li>
@@ -32,7 +36,16 @@ export function QuickStart(props: { apiBaseUrl: string; onDismissed: () => void 
           changes.
         </li>
         <li>Verify it: send a code from the endpoint's page and enter what your receiver got.</li>
+        <li>
+          Make an event happen: <em>Simulate activity</em> on your sandbox connection (new
+          transactions, a booking, a balance or status change), then watch it in the delivery log.
+        </li>
       </ol>
+      <p>
+        Receiving on your own machine while developing? Run the server with <code>svc dev</code> (it
+        accepts a localhost endpoint and issues a certificate for it), or forward your events to a
+        local URL with <code>svc listen</code>.
+      </p>
       <p>
         Read the <a href="/v1/docs">API reference</a>. The <a href="#/receiver-kit">receiver kit</a>{" "}
         (TypeScript and Python, to copy or download) verifies signatures and de-duplicates events

@@ -6,11 +6,13 @@ import {
   ConnectionStatusBadge,
   providerName,
   RemoveConnectionButton,
+  RenewConnection,
 } from "../components/connect-bank.tsx";
 import { CopyId } from "../components/copy.tsx";
 import { Feedback } from "../components/feedback.tsx";
 import { formatMoney } from "../components/format.ts";
 import { ListState } from "../components/list-state.tsx";
+import { SimulateActivity } from "../components/simulate-activity.tsx";
 import { Time } from "../components/time.tsx";
 import { ActionButton, formatTime, Notice } from "../components/ui.tsx";
 import type { OwnConnectionView, SyncResult } from "../types.ts";
@@ -64,6 +66,11 @@ function ConnectionCard(props: {
         <ConnectionStatusBadge status={c.status} />
       </div>
       {c.error && <Notice kind="error">{c.error}</Notice>}
+      {c.notice && (
+        <Notice kind="info">
+          <span data-testid="connection-notice">From your bank: {c.notice}</span>
+        </Notice>
+      )}
       <p class="small">
         Last synced: <Time iso={c.lastSyncedAt} empty="never" />
         {c.lastSync && (
@@ -142,7 +149,9 @@ function ConnectionCard(props: {
       ) : (
         <p class="small muted">Data for this connection is sent in by the operator.</p>
       )}
+      {c.provider === "sandbox" && <SimulateActivity connection={c} onDone={props.onSynced} />}
       <div class="actions">
+        <RenewConnection connection={c} onRenewed={props.onSynced} />
         <RemoveConnectionButton
           id={c.id}
           institution={c.institution}
@@ -172,7 +181,8 @@ export function ConnectionsPage() {
         <p>
           The sandbox bank is a simulated customer with two or three accounts and 90 days of
           history. Connecting raises <code>connection.status.changed</code> events; a sync brings
-          transactions and balances and raises the account events.
+          transactions and balances and raises the account events. Each sandbox connection below has{" "}
+          <em>Simulate activity</em>, to make any account event happen now.
         </p>
         <ActionButton
           kind="primary"

@@ -26,6 +26,11 @@ function UrlRules() {
         <li>carry no user name or password and no #fragment.</li>
       </ul>
       <p>Your receiver must have a valid certificate and answer with a 2xx within 10 seconds.</p>
+      <p>
+        Developing on your own machine? Start the server with <code>svc dev</code> (it accepts
+        loopback URLs on any port and issues a local certificate for your receiver), or run{" "}
+        <code>svc listen</code> to forward your events to a local URL.
+      </p>
     </div>
   );
 }

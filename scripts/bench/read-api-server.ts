@@ -198,26 +198,6 @@ for (let i = 0; i < 3_000; i++) {
 }
 const median = (list: number[]) => [...list].sort((a, b) => a - b)[list.length >> 1] as number;
 
-// The engine's own floor for that first page: the same rows read by a bare prepared statement on
-// a connection of its own (SQLite through bun:sqlite; no drizzle, no HTTP, no JavaScript object
-// per row). No request can be cheaper than this, whatever the layers above it do.
-let sqlFloorMs: number | null = null;
-if (services.database.engine === "sqlite") {
-  const { Database: SqliteDatabase } = await import("bun:sqlite");
-  const floorConnection = new SqliteDatabase(services.database.location, { readonly: true });
-  const floorPage = floorConnection.prepare(
-    "SELECT json FROM transactions WHERE account_id = ? AND booking_date >= ? AND booking_date <= ? AND status = 'booked' ORDER BY booking_date DESC, id DESC LIMIT ?",
-  );
-  const floorTimings: number[] = [];
-  for (let i = 0; i < 3_000; i++) {
-    const started = performance.now();
-    floorPage.values(big.accountId, firstQuery.window.from, firstQuery.window.to, 101);
-    if (i >= 300) floorTimings.push(performance.now() - started);
-  }
-  floorConnection.close();
-  sqlFloorMs = median(floorTimings);
-}
-
 // The change feed: an account whose feed cursor was taken before 10,000 transactions arrived,
 // so reading from it is reading 10,000 changes (read-api.ts times it against reading the same
 // rows through the list, in the same run).
@@ -272,6 +252,11 @@ Bun.gc(true);
 console.log(
   JSON.stringify({
     engine: services.database.engine,
+    // Where scripts/bench/engine-floor.ts reads the same pages on a connection of its own.
+    floorSource:
+      services.database.engine === "sqlite"
+        ? ["--sqlite", services.database.location]
+        : ["--database-url", store.databaseUrl as string],
     apiUrl,
     bareUrl: bare.url.toString().replace(/\/$/, ""),
     key: big.key,
@@ -288,7 +273,6 @@ console.log(
       firstPageMs: median(timings.first),
       deepestPageMs: median(timings.deep),
     },
-    sqlFloorMs,
     feed: {
       accountId: feedAccountId,
       key: feedKey,

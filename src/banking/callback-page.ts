@@ -1,10 +1,18 @@
-// GET /connect/callback (issue 17): where the bank sends the user back after they approved (or
+// /connect/callback (issue 17): where the bank sends the user back after they approved (or
 // declined) at Enable Banking. It completes the link and says what happened in plain words,
-// with a link back to the portal. No session is needed: the one-time `state` names the account.
-import { Hono } from "hono";
+// with a link back to the portal. The one-time `state` names the account; the browser must also
+// prove it may finish the link (link.ts): its link cookie, or a signed-in owner (or, for a link
+// started from the CLI, an operator). Without proof the page asks to sign in and offers
+// Continue, a same-origin POST of the same answer, which carries the (SameSite=Strict) session
+// cookie that the bank's cross-site redirect could not.
+import { type Context, Hono } from "hono";
 import { ApiError } from "../http/errors.ts";
+import { sessionCookie } from "../portal/cookies.ts";
+import { sameOriginOnly } from "../portal/same-origin.ts";
+import { resolveSession } from "../portal/sessions.ts";
 import type { Services } from "../services.ts";
-import { completeLink } from "./link.ts";
+import { completeLink, type LinkProof } from "./link.ts";
+import { linkCookie } from "./link-cookie.ts";
 
 function escapeHtml(text: string): string {
   return text.replace(
@@ -13,25 +21,60 @@ function escapeHtml(text: string): string {
   );
 }
 
-export function callbackPage(title: string, message: string): string {
+export function callbackPage(title: string, message: string, extra = ""): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title></head>
 <body style="font-family: system-ui, sans-serif; max-width: 36rem; margin: 4rem auto; padding: 0 1rem">
+<main>
 <h1>${escapeHtml(title)}</h1>
 <p>${escapeHtml(message)}</p>
-<p><a href="/">Back to your account</a></p>
+${extra}<p><a href="/">Back to your account</a></p>
+</main>
 </body></html>`;
+}
+
+interface CallbackAnswer {
+  state: string;
+  code?: string | undefined;
+  error?: string | undefined;
+}
+
+/** Continue: the same answer posted from this origin once the user has signed in. */
+function continueForm(answer: CallbackAnswer): string {
+  const hidden = (name: string, value: string | undefined) =>
+    value === undefined ? "" : `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`;
+  return `<form method="post" action="/connect/callback">
+${hidden("state", answer.state)}${hidden("code", answer.code)}${hidden("error", answer.error)}
+<p><a href="/" target="_blank" rel="noopener">Sign in (opens in a new tab)</a></p>
+<button type="submit">Continue</button>
+</form>
+`;
 }
 
 export function connectCallbackRoutes(services: Services): Hono {
   const app = new Hono();
-  app.get("/connect/callback", async (c) => {
-    const state = c.req.query("state");
-    const code = c.req.query("code");
-    const error = c.req.query("error");
+  const session = sessionCookie(services.config.baseUrl);
+  const link = linkCookie(services.config.baseUrl);
+
+  async function proofOf(c: Context): Promise<LinkProof> {
+    const token = session.read(c);
+    const principal = token ? await resolveSession(services.db, services.clock, token) : undefined;
+    return {
+      browserNonce: link.read(c),
+      signedIn: principal
+        ? { serviceAccountId: principal.serviceAccountId, isOperator: principal.isOperator }
+        : undefined,
+    };
+  }
+
+  async function answer(c: Context, input: Partial<CallbackAnswer>): Promise<Response> {
     c.header("Cache-Control", "no-store");
-    c.header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'");
+    c.header(
+      "Content-Security-Policy",
+      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
+    );
+    const state = input.state;
     if (!state || state.length > 200) {
       return c.html(
         callbackPage(
@@ -41,14 +84,18 @@ export function connectCallbackRoutes(services: Services): Hono {
         400,
       );
     }
+    const parsed: CallbackAnswer = {
+      state,
+      ...(input.code ? { code: input.code.slice(0, 2000) } : {}),
+      ...(input.error ? { error: input.error.slice(0, 200) } : {}),
+    };
     try {
       const result = await completeLink(services, {
         provider: "enable_banking",
-        state,
-        ...(code ? { code: code.slice(0, 2000) } : {}),
-        ...(error ? { error: error.slice(0, 200) } : {}),
+        ...parsed,
+        proof: await proofOf(c),
       });
-      if (result.status === "rejected") {
+      if (result.status === "rejected" || result.declined) {
         return c.html(
           callbackPage(
             "The bank was not connected",
@@ -64,11 +111,36 @@ export function connectCallbackRoutes(services: Services): Hono {
       );
     } catch (failure) {
       if (!(failure instanceof ApiError)) throw failure;
+      if (failure.code === "forbidden") {
+        return c.html(
+          callbackPage(
+            "Sign in to finish connecting the bank",
+            failure.message,
+            continueForm(parsed),
+          ),
+          403,
+        );
+      }
       return c.html(
         callbackPage("The bank could not be connected", failure.message),
         failure.code === "unavailable" ? 503 : 400,
       );
     }
+  }
+
+  app.get("/connect/callback", (c) =>
+    answer(c, {
+      state: c.req.query("state"),
+      code: c.req.query("code"),
+      error: c.req.query("error"),
+    }),
+  );
+  // Continue from the page above: same-origin only (a session cookie must not be borrowed by
+  // another site's form).
+  app.post("/connect/callback", sameOriginOnly(services.config.baseUrl), async (c) => {
+    const form = await c.req.parseBody();
+    const field = (name: string) => (typeof form[name] === "string" ? form[name] : undefined);
+    return answer(c, { state: field("state"), code: field("code"), error: field("error") });
   });
   return app;
 }

@@ -14,6 +14,7 @@ import { registerConnect } from "./connect.ts";
 import { CliFailure, CliUsageError, DataDirMissing } from "./context.ts";
 import { registerDb } from "./db.ts";
 import { registerDeliveries } from "./deliveries.ts";
+import { registerDev } from "./dev.ts";
 import { registerEndpoints } from "./endpoints.ts";
 import { registerEvents } from "./events.ts";
 import { registerHealth } from "./health.ts";
@@ -47,6 +48,7 @@ export function buildProgram(io: CliIo): Command {
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .exitOverride();
   registerServe(program, io);
+  registerDev(program, io);
   registerSetup(program, io);
   registerMaintenance(program, io);
   registerDb(program, io);

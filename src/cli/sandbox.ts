@@ -1,8 +1,13 @@
 import type { Command } from "commander";
 import type { ConnectionView } from "../banking/connections.ts";
 import { connectSandbox, maxSandboxSeed, setSandboxStatus } from "../banking/sandbox/connect.ts";
+import {
+  type SimulationKind,
+  simulateActivity,
+  simulationKinds,
+} from "../banking/sandbox/simulate.ts";
 import { type ConnectionStatus, connectionStatuses } from "../db/schema.ts";
-import { CliUsageError, withServices } from "./context.ts";
+import { CliUsageError, parseChoice, withServices } from "./context.ts";
 import type { CliIo } from "./io.ts";
 import { formatTable } from "./output.ts";
 
@@ -63,6 +68,53 @@ export function registerSandbox(program: Command, io: CliIo): void {
         );
       });
     });
+
+  sandbox
+    .command("trigger")
+    .description(
+      "Simulate activity at the sandbox bank now and sync, so an account event happens on demand: transactions (account.transactions.available and account.balance.updated), booking (a pending card payment books), balance (account.balance.updated alone), status (connection.status.changed).",
+    )
+    .argument("<kind>", simulationKinds.join("|"))
+    .requiredOption("--connection <id>", "sandbox connection id")
+    .option("--account <id>", "bank account of the connection (default: its current account)")
+    .option(
+      "--status <status>",
+      `for status: the status to move to (${connectionStatuses.join(", ")}; default linked <-> awaiting_auth)`,
+    )
+    .action(
+      async (
+        kind: string,
+        options: { connection: string; account?: string; status?: string },
+        cmd: Command,
+      ) => {
+        const chosen = parseChoice("kind", kind, simulationKinds) as SimulationKind;
+        const status = parseChoice("status", options.status, connectionStatuses);
+        if (status !== undefined && chosen !== "status")
+          throw new CliUsageError("--status applies only to the kind status");
+        await withServices(io, cmd, async (services, out) => {
+          const result = await simulateActivity(services, {
+            connectionId: options.connection,
+            kind: chosen,
+            trigger: "cli",
+            ...(options.account !== undefined ? { accountId: options.account } : {}),
+            ...(status !== undefined ? { status } : {}),
+          });
+          out.result(result, () =>
+            [
+              `simulated: ${result.summary}`,
+              result.sync
+                ? `sync ${result.sync.outcome}${"eventsRaised" in result.sync ? `, ${result.sync.eventsRaised} event(s) raised` : ""}`
+                : "",
+              result.expectedEvents.length > 0
+                ? `events: ${result.expectedEvents.join(", ")} (a running svc serve delivers them)`
+                : "no event raised",
+            ]
+              .filter(Boolean)
+              .join("\n"),
+          );
+        });
+      },
+    );
 
   sandbox
     .command("set-status")

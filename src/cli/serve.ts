@@ -66,59 +66,84 @@ the master key and a first operator (its e-mail and one-time password are printe
 Every flag can also be set as an SVC_* environment variable or in <data dir>/svc.json;
 flags win over the environment, which wins over the file.`,
     );
+  addServeFlags(command);
+  command.action(async (options: Record<string, string | boolean | undefined>, cmd: Command) => {
+    await runServe(io, cmd, serveFlags(options));
+  });
+}
+
+/** The configuration keys `serve` (and `dev`) take as flags. */
+export function addServeFlags(command: Command): void {
   for (const spec of serveFlagKeys) {
     const takesValue = spec.key !== "unsafeAllowPrivateTargets";
     const label = takesValue ? `${spec.flag} <value>` : spec.flag;
     const defaultText = spec.default === undefined ? "" : `, default ${spec.default}`;
     command.option(label, `${spec.help} [${spec.env}${defaultText}]`);
   }
-  command.action(async (options: Record<string, string | boolean | undefined>, cmd: Command) => {
-    const flags: Partial<Record<ConfigKey, string | boolean>> = {};
-    for (const spec of serveFlagKeys) {
-      const value = options[camel(spec.flag)];
-      if (value !== undefined) flags[spec.key] = value;
-    }
-    await withServices(
-      io,
-      cmd,
-      async (services) => {
-        // Listening for SIGTERM/SIGINT before the port opens: a supervisor that stops the
-        // service as soon as /healthz answers still gets a graceful stop.
-        const stopSignal = io.untilStopSignal();
-        if (services.config.workers > 1 && io.env[workerIndexEnv] === undefined) {
-          // The database is migrated and the first operator exists before any worker starts.
-          const created = await ensureFirstOperator(services.db, services.clock);
-          if (created) announceFirstOperator(io, services.config.baseUrl, created);
-          const workers = superviseWorkers(services.config.workers, {
-            log: services.log,
-            env: io.env,
-          });
-          const forget = shareSettings(services);
-          const signal = await stopSignal;
-          forget();
-          services.log.info("signal received; stopping the workers", { signal });
-          await workers.stop(signal as NodeJS.Signals);
-          return;
-        }
-        // A worker whose supervisor is gone (killed with SIGKILL) stops gracefully by itself.
-        const supervisorPid = Number(io.env[supervisorPidEnv]);
-        const orphanWatch =
-          io.env[workerIndexEnv] === undefined || !Number.isInteger(supervisorPid)
-            ? undefined
-            : stopWhenOrphaned(supervisorPid);
-        const running = await startService(services, {
-          announceFirstOperator: (created) =>
-            announceFirstOperator(io, services.config.baseUrl, created),
+}
+
+export function serveFlags(
+  options: Record<string, string | boolean | undefined>,
+): Partial<Record<ConfigKey, string | boolean>> {
+  const flags: Partial<Record<ConfigKey, string | boolean>> = {};
+  for (const spec of serveFlagKeys) {
+    const value = options[camel(spec.flag)];
+    if (value !== undefined) flags[spec.key] = value;
+  }
+  return flags;
+}
+
+/**
+ * `svc serve` until a stop signal. `onListening` runs once the server answers (dev mode prints
+ * its banner there).
+ */
+export async function runServe(
+  io: CliIo,
+  cmd: Command,
+  flags: Partial<Record<ConfigKey, string | boolean>>,
+  options: { onListening?: (services: Services, url: URL) => void } = {},
+): Promise<void> {
+  await withServices(
+    io,
+    cmd,
+    async (services) => {
+      // Listening for SIGTERM/SIGINT before the port opens: a supervisor that stops the
+      // service as soon as /healthz answers still gets a graceful stop.
+      const stopSignal = io.untilStopSignal();
+      if (services.config.workers > 1 && io.env[workerIndexEnv] === undefined) {
+        // The database is migrated and the first operator exists before any worker starts.
+        const created = await ensureFirstOperator(services.db, services.clock);
+        if (created) announceFirstOperator(io, services.config.baseUrl, created);
+        const workers = superviseWorkers(services.config.workers, {
+          log: services.log,
+          env: io.env,
         });
-        // Workers of a supervisor share the supervisor's file; a single process writes its own.
-        const forget = io.env[workerIndexEnv] === undefined ? shareSettings(services) : () => {};
+        const forget = shareSettings(services);
         const signal = await stopSignal;
         forget();
-        clearInterval(orphanWatch);
-        services.log.info("signal received", { signal });
-        await running.stop();
-      },
-      { flags, createsDataDir: true, ownSettings: true },
-    );
-  });
+        services.log.info("signal received; stopping the workers", { signal });
+        await workers.stop(signal as NodeJS.Signals);
+        return;
+      }
+      // A worker whose supervisor is gone (killed with SIGKILL) stops gracefully by itself.
+      const supervisorPid = Number(io.env[supervisorPidEnv]);
+      const orphanWatch =
+        io.env[workerIndexEnv] === undefined || !Number.isInteger(supervisorPid)
+          ? undefined
+          : stopWhenOrphaned(supervisorPid);
+      const running = await startService(services, {
+        announceFirstOperator: (created) =>
+          announceFirstOperator(io, services.config.baseUrl, created),
+      });
+      // Workers of a supervisor share the supervisor's file; a single process writes its own.
+      const forget = io.env[workerIndexEnv] === undefined ? shareSettings(services) : () => {};
+      options.onListening?.(services, running.url);
+      const signal = await stopSignal;
+      forget();
+      clearInterval(orphanWatch);
+      services.log.info("signal received", { signal });
+      await running.stop();
+    },
+    { flags, createsDataDir: true, ownSettings: true },
+  );
 }

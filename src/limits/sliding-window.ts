@@ -105,3 +105,43 @@ export async function pruneWindowLog(db: Db, before: Date): Promise<void> {
   const { rateLimitLog } = db.t;
   await db.write((tx) => tx.delete(rateLimitLog).where(lt(rateLimitLog.at, before)));
 }
+/** A limit over uses the database already keeps as rows of their own (e.g. manual deliveries). */
+export interface SlidingWindowRule {
+  limit: number;
+  windowMs: number;
+}
+
+/**
+ * The same rule for such rows: decided from the times of the most recent uses, newest first (the
+ * caller reads at most `limit` of them, inside the write transaction that adds the new row, so
+ * two racing requests cannot both take the last place).
+ */
+export function decideSlidingWindow(
+  now: Date,
+  rule: SlidingWindowRule,
+  recentNewestFirst: readonly Date[],
+): WindowDecision {
+  const windowStart = now.getTime() - rule.windowMs;
+  const inWindow = recentNewestFirst.filter((t) => t.getTime() > windowStart);
+  if (inWindow.length < rule.limit) {
+    return { allowed: true, remaining: rule.limit - inWindow.length - 1 };
+  }
+  // The oldest of the last `limit` uses leaves the window windowMs after it happened.
+  const oldestCounted = inWindow[rule.limit - 1] as Date;
+  return {
+    allowed: false,
+    remaining: 0,
+    retryAt: new Date(oldestCounted.getTime() + rule.windowMs),
+  };
+}
+
+/** Throws the 429 of `decideSlidingWindow` when the rows leave no room. */
+export function enforceSlidingWindow(
+  clock: Clock,
+  rule: SlidingWindowRule,
+  recentNewestFirst: readonly Date[],
+  what: string,
+): void {
+  const decision = decideSlidingWindow(clock.now(), rule, recentNewestFirst);
+  if (!decision.allowed) throw windowRefusal(decision, clock, what);
+}

@@ -10,6 +10,11 @@ export interface SessionCookie {
   clear(c: Context): void;
 }
 
+/** Options of a host-only HttpOnly cookie for the whole site (the __Host- prefix needs them). */
+export function siteCookieOptions(secure: boolean, sameSite: "Strict" | "Lax", expires: Date) {
+  return { httpOnly: true, sameSite, secure, path: "/", expires };
+}
+
 export function sessionCookie(baseUrl: string): SessionCookie {
   const secure = new URL(baseUrl).protocol === "https:";
   const name = secure ? "__Host-svc_session" : "svc_session";
@@ -17,13 +22,7 @@ export function sessionCookie(baseUrl: string): SessionCookie {
     name,
     read: (c) => getCookie(c, name),
     write(c, token, expiresAt) {
-      setCookie(c, name, token, {
-        httpOnly: true,
-        sameSite: "Strict",
-        secure,
-        path: "/",
-        expires: expiresAt,
-      });
+      setCookie(c, name, token, siteCookieOptions(secure, "Strict", expiresAt));
     },
     clear(c) {
       deleteCookie(c, name, { path: "/", secure });

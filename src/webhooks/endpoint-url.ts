@@ -77,19 +77,42 @@ export async function resolveCheckedAddresses(
   return checked;
 }
 
+/** What a developer whose receiver runs on their own machine can use instead. */
+export const localDevelopmentHint =
+  "Developing on your own machine? Start the server with `svc dev` (it accepts loopback URLs on any port and issues a local certificate for your receiver), or run `svc listen` to forward your events to a local URL.";
+
+/** Whether a refused URL points at this machine or a private network (a developer's receiver). */
+function looksLocal(input: string): boolean {
+  if (!URL.canParse(input.trim())) return false;
+  const host = new URL(input.trim()).hostname.replace(/^\[|\]$/g, "");
+  if (host === "localhost" || host.endsWith(".localhost")) return true;
+  return isIpLiteral(host) && !checkAddress(host).allowed;
+}
+
 /** Registration: the URL's rules plus its resolution, as one ApiError invalid_url on failure. */
 export async function validateEndpointUrl(
   input: string,
   resolve: Resolver,
   options: UrlRuleOptions,
 ): Promise<URL> {
-  const url = parseEndpointUrl(input, options);
   try {
-    await resolveCheckedAddresses(url, resolve, options);
+    const url = parseEndpointUrl(input, options);
+    try {
+      await resolveCheckedAddresses(url, resolve, options);
+    } catch (error) {
+      if (error instanceof BlockedAddressError)
+        refuse(`url refused: ${error.message} ${localDevelopmentHint}`);
+      if (error instanceof ResolveError) refuse(`url refused: ${error.message}.`);
+      throw error;
+    }
+    return url;
   } catch (error) {
-    if (error instanceof BlockedAddressError) refuse(`url refused: ${error.message}`);
-    if (error instanceof ResolveError) refuse(`url refused: ${error.message}.`);
+    if (
+      error instanceof ApiError &&
+      !error.message.includes(localDevelopmentHint) &&
+      looksLocal(input)
+    )
+      refuse(`${error.message} ${localDevelopmentHint}`);
     throw error;
   }
-  return url;
 }

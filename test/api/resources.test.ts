@@ -130,14 +130,39 @@ describe("GET /v1/connections", () => {
       created_at: "2026-01-15T09:00:00.000Z",
       last_synced_at: "2026-01-15T09:00:00.000Z",
       error: null,
+      notice: null,
+      consent_expires_at: null,
     });
+    const consentEndsAt = new Date("2026-04-15T09:00:00.000Z");
+    await api.services.db.write((tx) =>
+      tx
+        .update(tx.t.connections)
+        .set({ consentExpiresAt: consentEndsAt })
+        .where(eq(tx.t.connections.id, failing)),
+    );
     const one = await (await api.get(`/v1/connections/${failing}`, tenant.key)).json();
     expect(one).toMatchObject({
       status: "error",
       account_ids: [],
       last_synced_at: null,
       error: "The bank refused the credentials.",
+      consent_expires_at: consentEndsAt.toISOString(),
     });
+  });
+
+  test("notice: the bank's message and what the last sync skipped, served beside a linked status", async () => {
+    const tenant = await api.addTenant("notice@example.com");
+    const text = "Data for Other Bank may be delayed. 1 account without an identifier was skipped";
+    await api.services.db.write((tx) =>
+      tx
+        .update(connections)
+        .set({ notice: text })
+        .where(eq(connections.id, tenant.bank.connectionId)),
+    );
+    const one = (await (
+      await api.get(`/v1/connections/${tenant.bank.connectionId}`, tenant.key)
+    ).json()) as { status: string; notice: string | null };
+    expect(one).toMatchObject({ status: "linked", notice: text });
   });
 
   test("a status change is visible on the next read", async () => {

@@ -2,7 +2,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
-import { completeLink, removeConnection, startLink } from "../../src/banking/link.ts";
+import {
+  completeLink,
+  type LinkProof,
+  removeConnection,
+  startLink,
+} from "../../src/banking/link.ts";
 import { failuresBeforeError } from "../../src/banking/providers/errors.ts";
 import { createProviders } from "../../src/banking/providers/registry.ts";
 import { syncConnection } from "../../src/banking/sync.ts";
@@ -102,6 +107,9 @@ async function statusEvents(connectionId: string): Promise<string[]> {
     .map((e) => e.data.status as string);
 }
 
+/** The account's owner signed in at the callback (these links start as from the CLI). */
+const owner = (): LinkProof => ({ signedIn: { serviceAccountId: accountId, isOperator: false } });
+
 function apiError(promise: Promise<unknown>): Promise<ApiError> {
   return rejectionOf(promise, ApiError);
 }
@@ -128,6 +136,7 @@ describe("Enable Banking link flow", () => {
     expect((await connectionRow(connectionId))?.status).toBe("awaiting_auth");
     const result = await completeLink(services, {
       provider: "enable_banking",
+      proof: owner(),
       state,
       code: eb.approve(authorizationId),
     });
@@ -149,17 +158,28 @@ describe("Enable Banking link flow", () => {
     const first = await startEb();
     await completeLink(services, {
       provider: "enable_banking",
+      proof: owner(),
       state: first.state,
       code: eb.approve(first.authorizationId),
     });
     const replay = await apiError(
-      completeLink(services, { provider: "enable_banking", state: first.state, code: "x" }),
+      completeLink(services, {
+        provider: "enable_banking",
+        proof: owner(),
+        state: first.state,
+        code: "x",
+      }),
     );
     expect(replay.code).toBe("invalid_request");
     const late = await startEb();
     clock.advance(2 * 60 * 60 * 1000);
     const expired = await apiError(
-      completeLink(services, { provider: "enable_banking", state: late.state, code: "x" }),
+      completeLink(services, {
+        provider: "enable_banking",
+        proof: owner(),
+        state: late.state,
+        code: "x",
+      }),
     );
     expect(expired.code).toBe("code_expired");
   });
@@ -179,6 +199,7 @@ describe("Enable Banking link flow", () => {
     const { connectionId, state } = await startEb();
     const result = await completeLink(services, {
       provider: "enable_banking",
+      proof: owner(),
       state,
       error: "access_denied",
     });
@@ -190,6 +211,7 @@ describe("Enable Banking link flow", () => {
     const { connectionId, state, authorizationId } = await startEb();
     await completeLink(services, {
       provider: "enable_banking",
+      proof: owner(),
       state,
       code: eb.approve(authorizationId),
     });
@@ -234,6 +256,47 @@ describe("SimpleFIN link flow", () => {
       }),
     );
     expect(again.message).toContain("new setup token");
+  });
+
+  test("the access URL is sealed and stored when the claim answers: a first read that fails (5xx) leaves a connection the next sync completes", async () => {
+    sf.failNextWith(503);
+    const claimsBefore = sf.claims;
+    const result = await completeLink(services, {
+      provider: "simplefin",
+      serviceAccountId: accountId,
+      setupToken: sf.setupToken(),
+    });
+    expect(sf.claims).toBe(claimsBefore + 1);
+    expect(result.firstSync?.outcome).toBe("failed");
+    const kept = await connectionRow(result.connectionId);
+    expect(kept?.status).toBe("initiated");
+    expect(kept?.providerSecret?.startsWith("sb1.")).toBe(true);
+    expect(JSON.stringify(kept)).not.toContain(sf.issued.at(-1) ?? "?");
+    const { bankAccounts } = services.db.t;
+    const before = await services.db
+      .select()
+      .from(bankAccounts)
+      .where(eq(bankAccounts.connectionId, result.connectionId));
+    expect(before).toEqual([]);
+
+    // The next sync (no new token: it was spent) links the connection and brings the data.
+    const providers = createProviders(clock, {
+      config: services.config,
+      masterKey: services.masterKey.bytes,
+    });
+    clock.advance(61 * 60 * 1000);
+    const next = await syncConnection(services, result.connectionId, {
+      trigger: "schedule",
+      providers,
+    });
+    expect(next.outcome).toBe("succeeded");
+    expect((await connectionRow(result.connectionId))?.status).toBe("linked");
+    const after = await services.db
+      .select()
+      .from(bankAccounts)
+      .where(eq(bankAccounts.connectionId, result.connectionId));
+    expect(after.map((a) => a.externalId)).toEqual(["ACT-1"]);
+    expect(await statusEvents(result.connectionId)).toEqual(["initiated", "linked"]);
   });
 
   test("a provider outage becomes error only after repeated failures, and linked on the next good sync", async () => {

@@ -104,7 +104,11 @@ for (const viewport of viewports) {
       expect(await quick.getByRole("link", { name: "API reference" }).getAttribute("href")).toBe(
         "/v1/docs",
       );
-      for (const step of ["Create an API key", "Register a webhook endpoint"])
+      for (const step of [
+        "Connect the sandbox bank",
+        "Create an API key",
+        "Register a webhook endpoint",
+      ])
         await quick.getByRole("link", { name: step }).waitFor();
       await quick.getByText("receiver kit").waitFor();
       await expectAccessible(page, "overview with quick start");

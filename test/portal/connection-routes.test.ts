@@ -1,6 +1,7 @@
 // Portal connections over real HTTP: connect the sandbox bank, statuses, accounts with
 // balances, "Sync now" (the provider's minimum interval applies), scoped to the account.
 import { afterAll, describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
 import { sandboxMinIntervalMs } from "../../src/banking/sandbox/provider.ts";
 import { insertConnection } from "../support/bank-fixtures.ts";
 import { createFakeClock } from "../support/fake-clock.ts";
@@ -74,6 +75,24 @@ describe("portal: connections", () => {
     expect(JSON.stringify(after)).not.toMatch(/iban/i);
   });
 
+  test("each connection carries its notice (the bank's message, what the last sync skipped)", async () => {
+    const { client } = await signedInOwner(services, server.baseUrl);
+    const connected = await client.json<{ id: string }>("POST", "/connections/sandbox", {
+      seed: 7,
+    });
+    const text = "Data for Other Bank may be delayed";
+    await services.db.write((tx) =>
+      tx
+        .update(tx.t.connections)
+        .set({ notice: text })
+        .where(eq(tx.t.connections.id, connected.body.id)),
+    );
+    const [listed] = (
+      await client.json<{ data: { id: string; notice: string | null }[] }>("GET", "/connections")
+    ).body.data;
+    expect(listed).toMatchObject({ id: connected.body.id, notice: text });
+  });
+
   test("Sync now within the provider's minimum interval answers when the next sync is allowed", async () => {
     const { client } = await signedInOwner(services, server.baseUrl);
     const { body } = await client.json<{ id: string }>("POST", "/connections/sandbox", {});
@@ -115,6 +134,42 @@ describe("portal: connections", () => {
     const [own] = (await a.client.json<{ data: Connection[] }>("GET", "/connections")).body.data;
     expect(own?.lastSync).toBeNull();
     expect((await b.client.request("POST", "/connections/nope/sync")).status).toBe(404);
+  });
+
+  test("Simulate activity on the owner's sandbox connection raises the asked-for event; another account's connection is 404, an unknown kind 400", async () => {
+    const a = await signedInOwner(services, server.baseUrl);
+    const b = await signedInOwner(services, server.baseUrl);
+    const { body } = await a.client.json<{ id: string }>("POST", "/connections/sandbox", {});
+    const simulated = await a.client.json<{
+      kind: string;
+      summary: string;
+      expectedEvents: string[];
+      sync: { outcome: string } | null;
+    }>("POST", `/connections/${body.id}/simulate`, { kind: "balance" });
+    expect(simulated.status).toBe(200);
+    expect(simulated.body).toMatchObject({
+      kind: "balance",
+      expectedEvents: ["account.balance.updated"],
+      sync: { outcome: "succeeded" },
+    });
+    const status = await a.client.json<{ expectedEvents: string[] }>(
+      "POST",
+      `/connections/${body.id}/simulate`,
+      { kind: "status", status: "expired" },
+    );
+    expect(status.body.expectedEvents).toEqual(["connection.status.changed"]);
+    const [listed] = (await a.client.json<{ data: Connection[] }>("GET", "/connections")).body.data;
+    expect(listed?.status).toBe("expired");
+
+    const other = await b.client.json<ErrorAnswer>("POST", `/connections/${body.id}/simulate`, {
+      kind: "balance",
+    });
+    expect(other.status).toBe(404);
+    const bad = await a.client.json<ErrorAnswer>("POST", `/connections/${body.id}/simulate`, {
+      kind: "robbery",
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toStartWith("kind:");
   });
 
   test("a bad seed is refused with 400 naming the field", async () => {

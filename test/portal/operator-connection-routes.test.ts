@@ -194,6 +194,7 @@ describe("portal: operators and any account's connections", () => {
       provider: "enable_banking",
       state: eb.lastState,
       code: eb.approve(authorizationId),
+      proof: { signedIn: { serviceAccountId: owner.accountId, isOperator: false } },
     });
     expect(linked.status).toBe("linked");
     const sessionId = [...eb.sessions.keys()].at(-1) ?? "";

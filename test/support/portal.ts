@@ -3,7 +3,10 @@ import { createServiceAccount } from "../../src/accounts/service-accounts.ts";
 import type { Services } from "../../src/services.ts";
 
 export interface PortalClient {
+  /** The session cookie as `name=value`. */
   cookie: string | undefined;
+  /** Other cookies the server set (e.g. the bank-link cookie), by name, as `name=value`. */
+  otherCookies: Map<string, string>;
   request(
     method: string,
     path: string,
@@ -27,8 +30,11 @@ export function portalClient(baseUrl: string, publicUrl = baseUrl): PortalClient
   const origin = new URL(publicUrl).origin;
   const host: Record<string, string> =
     publicUrl === baseUrl ? {} : { Host: new URL(publicUrl).host };
+  const cookieHeader = () =>
+    [client.cookie, ...client.otherCookies.values()].filter(Boolean).join("; ");
   const client: PortalClient = {
     cookie: undefined,
+    otherCookies: new Map(),
     async request(method, path, body, headers = {}, rawBody = undefined) {
       const payload = rawBody ?? (body !== undefined ? JSON.stringify(body) : undefined);
       const response = await fetch(`${baseUrl}/portal/api${path}`, {
@@ -37,13 +43,17 @@ export function portalClient(baseUrl: string, publicUrl = baseUrl): PortalClient
           Origin: origin,
           ...host,
           ...(payload !== undefined ? { "Content-Type": "application/json" } : {}),
-          ...(client.cookie ? { Cookie: client.cookie } : {}),
+          ...(cookieHeader() ? { Cookie: cookieHeader() } : {}),
           ...headers,
         },
         ...(payload !== undefined ? { body: payload } : {}),
       });
-      const setCookie = response.headers.get("set-cookie");
-      if (setCookie) client.cookie = setCookie.split(";")[0];
+      for (const setCookie of response.headers.getSetCookie()) {
+        const pair = setCookie.split(";")[0] ?? "";
+        const name = pair.split("=")[0] ?? "";
+        if (name.endsWith("svc_session")) client.cookie = pair;
+        else client.otherCookies.set(name, pair);
+      }
       return response;
     },
     async json(method, path, body) {

@@ -14,6 +14,8 @@ export interface ConnectionView {
   created_at: string;
   last_synced_at: string | null;
   error: string | null;
+  notice: string | null;
+  consent_expires_at: string | null;
 }
 
 export interface ConnectionReads {
@@ -40,10 +42,19 @@ export function createConnectionReads(db: Db): ConnectionReads {
     createdAt: connections.createdAt,
     lastSyncedAt: connections.lastSyncedAt,
     error: connections.error,
+    notice: connections.notice,
+    consentExpiresAt: connections.consentExpiresAt,
   };
   type ConnectionRow = Pick<
     Row<"connections">,
-    "id" | "status" | "institution" | "createdAt" | "lastSyncedAt" | "error"
+    | "id"
+    | "status"
+    | "institution"
+    | "createdAt"
+    | "lastSyncedAt"
+    | "error"
+    | "notice"
+    | "consentExpiresAt"
   >;
   const owner = eq(connections.serviceAccountId, p("owner"));
   const list = db
@@ -85,6 +96,8 @@ export function createConnectionReads(db: Db): ConnectionReads {
       created_at: row.createdAt.toISOString(),
       last_synced_at: row.lastSyncedAt?.toISOString() ?? null,
       error: row.error,
+      notice: row.notice,
+      consent_expires_at: row.consentExpiresAt?.toISOString() ?? null,
     }));
   };
   return {

@@ -116,6 +116,8 @@ async function findOrCreateConnection(
     notice: null,
     consecutiveFailures: 0,
     nextPullAt: null,
+    consentWarned7dAt: null,
+    consentWarned1dAt: null,
   };
   await tx.insert(connections).values(row);
   return { row, created: true };

@@ -2,7 +2,10 @@
 // verified against the system roots plus `providerCaFile`, a timeout on every call, and for a
 // URL a user supplied (a SimpleFIN setup token or access URL) the same public-address guard as
 // webhook deliveries, checked on the address actually dialled (no DNS-rebinding gap).
-// Credentials in a URL (user:pass@) travel as HTTP Basic auth and never appear in messages.
+// Credentials in a URL (user:pass@) travel as HTTP Basic auth. Messages name a URL by scheme
+// and host only: a path or query can hold a secret (a SimpleFIN claim URL's path is the
+// unclaimed token). A redirect is followed only when the caller asks, only over https to the
+// same host, and each hop is dialled through the same address guard.
 import https from "node:https";
 import type { SecureContext } from "node:tls";
 import { checkAddress } from "../../webhooks/address-guard.ts";
@@ -31,6 +34,8 @@ export interface ProviderRequest {
   body?: string;
   /** The URL came from a user: only public addresses may be dialled. */
   userSupplied?: boolean;
+  /** Follow up to this many redirects to the same host over https (default: none). */
+  sameHostRedirects?: number;
 }
 
 export interface ProviderResponse {
@@ -43,9 +48,30 @@ export interface ProviderHttp {
   request(request: ProviderRequest): Promise<ProviderResponse>;
 }
 
-/** The URL without its credentials, for messages. */
-export function redactUrl(url: URL): string {
-  return `${url.protocol}//${url.host}${url.pathname}`;
+/** The URL as messages show it: scheme and host only (no credentials, path or query). */
+export function shownUrl(url: URL): string {
+  return `${url.protocol}//${url.host}`;
+}
+
+const redirectStatuses = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * Where a redirect answer leads, when it may be followed: https and the very same host and
+ * port. Anything else is refused with a message that names hosts only.
+ */
+export function redirectTarget(from: URL, location: string | undefined): URL {
+  const target = location && URL.canParse(location, from) ? new URL(location, from) : undefined;
+  if (!target)
+    throw new ProviderError("unavailable", `${shownUrl(from)} redirected without a location`);
+  if (target.protocol !== "https:" || target.host !== from.host)
+    throw new ProviderError(
+      "bad_config",
+      `${shownUrl(from)} redirected to ${shownUrl(target)}; only redirects to the same host over https are followed`,
+    );
+  // The credentials of the first URL travel on to the same host.
+  target.username = from.username;
+  target.password = from.password;
+  return target;
 }
 
 async function dialAddress(
@@ -70,7 +96,7 @@ async function dialAddress(
     if (!verdict.allowed) {
       throw new ProviderError(
         "bad_config",
-        `${redactUrl(url)} refused: ${verdict.reason}; provider URLs must be publicly reachable`,
+        `${shownUrl(url)} refused: ${verdict.reason}; provider URLs must be publicly reachable`,
       );
     }
   }
@@ -83,7 +109,7 @@ export function createProviderHttp(options: ProviderHttpOptions): ProviderHttp {
   const timeoutMs = options.timeoutMs ?? providerTimeoutMs;
   const resolve = options.resolve ?? systemResolver;
 
-  async function request(input: ProviderRequest): Promise<ProviderResponse> {
+  async function requestOnce(input: ProviderRequest): Promise<ProviderResponse> {
     let url: URL;
     try {
       url = new URL(input.url);
@@ -91,7 +117,7 @@ export function createProviderHttp(options: ProviderHttpOptions): ProviderHttp {
       throw new ProviderError("bad_config", "provider URL is not a valid URL");
     }
     if (url.protocol !== "https:") {
-      throw new ProviderError("bad_config", `${redactUrl(url)}: provider calls must use https`);
+      throw new ProviderError("bad_config", `${shownUrl(url)}: provider calls must use https`);
     }
     const headers: Record<string, string> = { Accept: "application/json", ...input.headers };
     if (url.username || url.password) {
@@ -102,7 +128,7 @@ export function createProviderHttp(options: ProviderHttpOptions): ProviderHttp {
     if (input.body !== undefined) headers["Content-Length"] = String(Buffer.byteLength(input.body));
     const { literal, host } = urlHostAddress(url);
     const dial = input.userSupplied ? await dialAddress(url, options, resolve) : host;
-    const shown = redactUrl(url);
+    const shown = shownUrl(url);
 
     return new Promise<ProviderResponse>((settle, reject) => {
       const req = https.request(
@@ -149,6 +175,28 @@ export function createProviderHttp(options: ProviderHttpOptions): ProviderHttp {
       );
       req.end(input.body);
     });
+  }
+
+  async function request(input: ProviderRequest): Promise<ProviderResponse> {
+    let current = input;
+    for (let hop = 0; ; hop++) {
+      const response = await requestOnce(current);
+      const hops = current.sameHostRedirects ?? 0;
+      if (!redirectStatuses.has(response.status) || hops === 0) return response;
+      if (hop >= hops)
+        throw new ProviderError("unavailable", "the provider redirected too many times");
+      const header = response.headers.location;
+      const target = redirectTarget(
+        new URL(current.url),
+        Array.isArray(header) ? header[0] : header,
+      );
+      // 307/308 repeat the request as it was; 301/302/303 continue with a GET (as browsers do).
+      const keep = response.status === 307 || response.status === 308;
+      const { body: _body, ...rest } = current;
+      current = keep
+        ? { ...current, url: target.toString() }
+        : { ...rest, method: "GET", url: target.toString() };
+    }
   }
 
   return { request };

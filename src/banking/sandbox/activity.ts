@@ -12,7 +12,12 @@ import {
   monthNames,
 } from "./catalog.ts";
 import { type Random, randomStream } from "./prng.ts";
-import { type SandboxAccountCode, type SandboxProfile, streams } from "./profile.ts";
+import {
+  type SandboxAccountCode,
+  type SandboxItem,
+  type SandboxProfile,
+  streams,
+} from "./profile.ts";
 
 const hourMs = 3_600_000;
 const minuteMs = 60_000;
@@ -28,18 +33,7 @@ export const maxBookingLagMs = 4 * dayMs;
 const liveMinLagMs = 30 * minuteMs;
 const liveMaxLagMs = 180 * minuteMs;
 
-/** One thing that happened at the bank, in cents. Card payments are pending until `bookAt`. */
-export interface SandboxItem {
-  /** Stable id part, unique per connection. */
-  key: string;
-  account: SandboxAccountCode;
-  amountCents: number;
-  at: number;
-  bookAt: number;
-  description: string;
-  counterparty: string | null;
-  merchant: string | null;
-}
+export type { SandboxItem };
 
 function monthLabel(day: number): string {
   const date = dayStart(day);
@@ -304,7 +298,29 @@ function firstLiveSlot(profile: SandboxProfile, from: number): number {
   return Math.ceil(Math.max(from, profile.openedAt) / liveSlotMs);
 }
 
-/** Every item that happened in [fromMs, toMs], oldest day first. */
+/** An item as the bank has it now: a pending item booked on demand books at that moment. */
+function simulatedBooking(profile: SandboxProfile, item: SandboxItem): SandboxItem {
+  const bookedAt = profile.simulated?.booked[item.key];
+  return bookedAt === undefined || bookedAt >= item.bookAt ? item : { ...item, bookAt: bookedAt };
+}
+
+function* withSimulation(
+  profile: SandboxProfile,
+  items: Iterable<SandboxItem>,
+  fromMs: number,
+  toMs: number,
+): Generator<SandboxItem> {
+  if (!profile.simulated) {
+    yield* items;
+    return;
+  }
+  for (const item of items) yield simulatedBooking(profile, item);
+  for (const item of profile.simulated.items) {
+    if (item.at >= fromMs && item.at <= toMs) yield simulatedBooking(profile, item);
+  }
+}
+
+/** Every item that happened in [fromMs, toMs], oldest day first (then simulated ones). */
 export function* activityBetween(
   profile: SandboxProfile,
   fromMs: number,
@@ -312,8 +328,15 @@ export function* activityBetween(
 ): Generator<SandboxItem> {
   const from = Math.max(fromMs, profile.historyStart);
   if (toMs < from) return;
-  yield* dailyBetween(profile, from, toMs);
-  yield* liveSlots(profile, firstLiveSlot(profile, from), toMs);
+  yield* withSimulation(
+    profile,
+    (function* () {
+      yield* dailyBetween(profile, from, toMs);
+      yield* liveSlots(profile, firstLiveSlot(profile, from), toMs);
+    })(),
+    from,
+    toMs,
+  );
 }
 
 /** A live pair is settled (both rows booked) at most this long after its first slot began. */
@@ -327,6 +350,10 @@ const livePairSettledMs = 2 * liveSlotMs + liveMaxLagMs;
  */
 export function* balanceActivity(profile: SandboxProfile, toMs: number): Generator<SandboxItem> {
   if (toMs < profile.historyStart) return;
+  yield* withSimulation(profile, seededBalanceActivity(profile, toMs), profile.historyStart, toMs);
+}
+
+function* seededBalanceActivity(profile: SandboxProfile, toMs: number): Generator<SandboxItem> {
   yield* dailyBetween(profile, profile.historyStart, toMs);
   const first = firstLiveSlot(profile, profile.historyStart);
   let from = first;

@@ -98,6 +98,11 @@ function totals(profile: SandboxProfile, code: SandboxAccountCode, now: number) 
     else pendingCents += item.amountCents;
     lastChange = Math.max(lastChange, item.bookAt <= now ? item.bookAt : item.at);
   }
+  const moved = profile.simulated?.balances[code];
+  if (moved && moved.at <= now) {
+    bookedCents += moved.cents;
+    lastChange = Math.max(lastChange, moved.at);
+  }
   return { bookedCents, pendingCents, lastChange };
 }
 

@@ -24,11 +24,37 @@ export interface SandboxAccount {
   creditLimitCents: number;
 }
 
+/**
+ * One thing that happened at the bank, in cents. Card payments are pending until `bookAt`.
+ * Made by the seed (activity.ts) or by *Simulate activity* (simulate.ts).
+ */
+export interface SandboxItem {
+  /** Stable id part, unique per connection. */
+  key: string;
+  account: SandboxAccountCode;
+  amountCents: number;
+  at: number;
+  bookAt: number;
+  description: string;
+  counterparty: string | null;
+  merchant: string | null;
+}
+
+/** What *Simulate activity* added to the bank, beside the activity the seed decides. */
+export interface SimulatedActivity {
+  items: SandboxItem[];
+  /** Pending items booked on demand: item key -> when it booked (ms). */
+  booked: Record<string, number>;
+  /** Balance moves without a transaction, per account: the sum in cents and the last move. */
+  balances: Partial<Record<SandboxAccountCode, { cents: number; at: number }>>;
+}
+
 /** What the sandbox keeps in connections.provider_state. */
 export interface SandboxState {
   seed: number;
   /** When the connection was made (ms); history reaches back from here. */
   openedAt: number;
+  simulated?: SimulatedActivity;
 }
 
 export interface SandboxProfile extends SandboxState {

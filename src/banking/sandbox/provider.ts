@@ -12,6 +12,28 @@ import { transformAccounts, transformBalance, transformTransactions } from "./tr
 /** Scheduled syncs of a sandbox connection are at least this far apart. */
 export const sandboxMinIntervalMs = 60_000;
 
+const accountCode = z.enum(["cur", "sav", "card"]);
+
+const simulatedSchema = z.object({
+  items: z.array(
+    z.object({
+      key: z.string(),
+      account: accountCode,
+      amountCents: z.number().int(),
+      at: z.number().int(),
+      bookAt: z.number().int(),
+      description: z.string(),
+      counterparty: z.string().nullable(),
+      merchant: z.string().nullable(),
+    }),
+  ),
+  booked: z.record(z.string(), z.number().int()),
+  balances: z.partialRecord(
+    accountCode,
+    z.object({ cents: z.number().int(), at: z.number().int() }),
+  ),
+});
+
 export const sandboxStateSchema = z.object({
   seed: z
     .number()
@@ -19,6 +41,7 @@ export const sandboxStateSchema = z.object({
     .min(0)
     .max(2 ** 32 - 1),
   openedAt: z.number().int(),
+  simulated: simulatedSchema.optional(),
 });
 
 export class SandboxProviderError extends Error {

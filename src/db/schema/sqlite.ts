@@ -157,6 +157,12 @@ export const connections = sqliteTable(
      * "Notices"); null when there is nothing to say. Never a secret or a URL path.
      */
     notice: text("notice"),
+    /**
+     * When the owner was warned that the consent ends in 7 days / in 1 day (each warning once
+     * per consent; a renewed consent clears both).
+     */
+    consentWarned7dAt: ms("consent_warned_7d_at"),
+    consentWarned1dAt: ms("consent_warned_1d_at"),
   },
   (t) => [
     index("connections_account_idx").on(t.serviceAccountId),
@@ -180,6 +186,15 @@ export const linkStates = sqliteTable(
       .references(() => connections.id, { onDelete: "cascade" }),
     createdAt: ms("created_at").notNull(),
     expiresAt: ms("expires_at").notNull(),
+    /**
+     * SHA-256 of the nonce in the starting browser's link cookie (portal); null when the link
+     * was started from the CLI (the callback then asks the owner or an operator to sign in).
+     */
+    bindingHash: text("binding_hash"),
+    /** `link` (a new connection) or `renew` (the same connection, a new consent). */
+    purpose: text("purpose", { enum: ["link", "renew"] })
+      .notNull()
+      .default("link"),
   },
   (t) => [index("link_states_connection_idx").on(t.connectionId)],
 );

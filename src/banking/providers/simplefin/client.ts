@@ -2,8 +2,11 @@
 // POST to it returns the access URL (credentials included: a secret, sealed at rest); reads are
 // GET {access}/accounts. Both URLs come from the user, so the public-address guard applies.
 import { ProviderError, parseRetryAfter } from "../errors.ts";
-import { jsonBody, type ProviderHttp, type ProviderResponse, redactUrl } from "../http.ts";
+import { jsonBody, type ProviderHttp, type ProviderResponse, shownUrl } from "../http.ts";
 import { parseAccountSet, type SimplefinAccountSet } from "./transform.ts";
+
+/** Redirects followed from the Bridge (same host, https, address guard on each hop). */
+export const maxBridgeRedirects = 3;
 
 /** Decodes a setup token into its claim URL, or says plainly why it is not one. */
 export function claimUrlFromSetupToken(token: string): URL {
@@ -40,6 +43,9 @@ function httpError(response: ProviderResponse, what: string, nowMs: number): Pro
   return new ProviderError("bad_config", message);
 }
 
+/** The protocol version every read asks for (the `version` query parameter). */
+export const simplefinProtocolVersion = "1";
+
 export interface SimplefinClient {
   /** Claims the token (once) and returns the access URL. */
   claim(setupToken: string): Promise<string>;
@@ -58,6 +64,7 @@ export function createSimplefinClient(deps: {
         url: claimUrl.toString(),
         body: "",
         userSupplied: true,
+        sameHostRedirects: maxBridgeRedirects,
       });
       if (response.status !== 200) {
         const error = httpError(response, "claiming the setup token", deps.now());
@@ -77,13 +84,17 @@ export function createSimplefinClient(deps: {
       if (startDate)
         url.searchParams.set("start-date", String(Math.floor(startDate.getTime() / 1000)));
       url.searchParams.set("pending", "1");
+      // The answer's format is pinned: version 1 (`errors`, `org`) until the protocol drops it;
+      // a server answering in version 2 (`errlist`) is read too (transform.ts).
+      url.searchParams.set("version", simplefinProtocolVersion);
       const response = await deps.http.request({
         method: "GET",
         url: url.toString(),
         userSupplied: true,
+        sameHostRedirects: maxBridgeRedirects,
       });
       if (response.status !== 200)
-        throw httpError(response, `reading ${redactUrl(url)}`, deps.now());
+        throw httpError(response, `reading ${shownUrl(url)}`, deps.now());
       return parseAccountSet(jsonBody(response, "SimpleFIN accounts"));
     },
   };
