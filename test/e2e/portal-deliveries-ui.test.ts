@@ -349,7 +349,7 @@ for (const size of sizes) {
           (await items.count()) >= 2 &&
           (await items.evaluateAll(
             (list, eventId) =>
-              list.every((e) => e.textContent?.includes(`event ${eventId}`) === true),
+              list.every((e) => e.textContent?.includes(`event id ${eventId}`) === true),
             ids.eventId,
           )),
         "only the searched event's deliveries (the first and its resends)",
