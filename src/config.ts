@@ -275,7 +275,7 @@ const keySpecs = {
   },
   apiRateLimitPerMinute: {
     schema: integerText(0, 1_000_000),
-    help: "read-API requests per key per minute (0 = off)",
+    help: "read-API requests per service account per minute, all its keys together (0 = off)",
     env: "SVC_API_RATE_LIMIT_PER_MINUTE",
     flag: "api-rate-limit",
   },
@@ -354,7 +354,7 @@ export interface Config {
   billingUrl?: string;
   syncSchedule: string;
   retentionDays: number;
-  /** Read-API requests per key per minute; 0 turns the limit off. */
+  /** Read-API requests per service account per minute (all its keys); 0 turns it off. */
   apiRateLimitPerMinute: number;
   deliveryConcurrency: number;
   endpointConcurrency: number;

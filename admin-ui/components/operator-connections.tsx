@@ -51,6 +51,7 @@ export function AccountConnections(props: { accountId: string; accountName: stri
                 <ConnectionStatusBadge status={c.status} />
               </div>
               {c.error && <p class="small">Error: {c.error}</p>}
+              {c.notice && <p class="small">Notice: {c.notice}</p>}
               {c.accounts.length === 0 ? (
                 <p class="small muted">No bank accounts.</p>
               ) : (

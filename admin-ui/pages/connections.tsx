@@ -65,6 +65,11 @@ function ConnectionCard(props: {
         <ConnectionStatusBadge status={c.status} />
       </div>
       {c.error && <Notice kind="error">{c.error}</Notice>}
+      {c.notice && (
+        <Notice kind="info">
+          <span data-testid="connection-notice">From your bank: {c.notice}</span>
+        </Notice>
+      )}
       <p class="small">
         Last synced: <Time iso={c.lastSyncedAt} empty="never" />
         {c.lastSync && (

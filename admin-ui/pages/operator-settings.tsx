@@ -62,7 +62,7 @@ export function OperatorSettingsPage() {
           <dd>
             {s.apiRateLimitPerMinute === 0
               ? "Off"
-              : `${s.apiRateLimitPerMinute} requests per minute per key`}
+              : `${s.apiRateLimitPerMinute} requests per minute per account (all its keys)`}
           </dd>
           {s.unsafeAllowPrivateTargets && (
             <>

@@ -1,12 +1,12 @@
 // Authentication and entitlement for every /v1 resource route, in the order of the issue and
 // DESIGN.md: no header -> not_authenticated; not `Bearer <key>`, malformed, unknown or revoked ->
 // invalid_api_key; then the account's state (disabled, demo, connect off, not entitled); then the
-// per-key rate limit. 401s get `WWW-Authenticate: Bearer` from errorResponse.
+// account's rate limit (shared by its keys). 401s get `WWW-Authenticate: Bearer` from errorResponse.
 import type { MiddlewareHandler } from "hono";
 import { decideApiAccess } from "../accounts/entitlement.ts";
 import { ApiError, type ErrorCode } from "../http/errors.ts";
 import type { KeyAuthenticator, KeyCheck } from "../keys/authenticate.ts";
-import { type KeyRateLimiter, type RateLimitDecision, rateLimitHeaders } from "./rate-limit.ts";
+import { type AccountRateLimiter, type RateLimitDecision, rateLimitHeaders } from "./rate-limit.ts";
 
 /** Who the request acts for: every read is scoped to `serviceAccountId`. */
 export interface Principal {
@@ -84,11 +84,11 @@ function refused(code: ErrorCode, message: string): ApiAccess {
   return { ok: false, error: new ApiError(code, message) };
 }
 
-/** The 429 for a request over its key's limit. */
+/** The 429 for a request over its account's limit. */
 export function rateLimitedError(limit: RateLimitDecision): ApiError {
   return new ApiError(
     "rate_limited",
-    `Too many requests with this API key: at most ${limit.limit} a minute. Retry after ${limit.resetSeconds} s.`,
+    `Too many requests for this account: at most ${limit.limit} a minute across all its API keys. Retry after ${limit.resetSeconds} s.`,
     { ...rateLimitHeaders(limit), "Retry-After": String(limit.resetSeconds) },
   );
 }
@@ -98,7 +98,7 @@ const apiCacheControl = "no-store";
 
 export function apiAuthMiddleware(deps: {
   authenticator: KeyAuthenticator;
-  rateLimiter: KeyRateLimiter | undefined;
+  rateLimiter: AccountRateLimiter | undefined;
   checked?: CheckedAccess;
 }): MiddlewareHandler<ApiEnv> {
   return async (c, next) => {
@@ -108,7 +108,7 @@ export function apiAuthMiddleware(deps: {
       (await checkApiAccess(deps.authenticator, c.req.header("authorization")));
     if (!access.ok) throw access.error;
     if (deps.rateLimiter) {
-      const limit = deps.rateLimiter.consume(access.principal.keyId);
+      const limit = await deps.rateLimiter.consume(access.principal.serviceAccountId);
       if (!limit.allowed) throw rateLimitedError(limit);
       for (const [name, value] of Object.entries(rateLimitHeaders(limit))) c.header(name, value);
     }

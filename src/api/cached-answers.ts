@@ -14,7 +14,11 @@ import type { Metrics } from "../metrics/metrics.ts";
 import type { AnswerCache, CachedAnswer } from "./answer-cache.ts";
 import { type ApiAccess, type CheckedAccess, checkApiAccess } from "./auth.ts";
 import { ifNoneMatchMatches } from "./etag.ts";
-import { type KeyRateLimiter, type RateLimitDecision, setRateLimitState } from "./rate-limit.ts";
+import {
+  type AccountRateLimiter,
+  type RateLimitDecision,
+  setRateLimitState,
+} from "./rate-limit.ts";
 
 /**
  * Undefined at once for a request the lane never serves (not a GET under /v1/); otherwise the
@@ -30,7 +34,7 @@ export function createCachedAnswerLane(deps: {
   /** Where the key check made here is left for the router's middleware, so a miss reads once. */
   checked: CheckedAccess;
   authenticator: KeyAuthenticator;
-  rateLimiter: KeyRateLimiter | undefined;
+  rateLimiter: AccountRateLimiter | undefined;
   clock: Clock;
   requestIds: RequestIds;
   log: Logger;
@@ -59,19 +63,35 @@ export function createCachedAnswerLane(deps: {
     access: ApiAccess,
     now: Date,
     started: number,
-  ): Response | undefined => {
+  ): Response | Promise<Response | undefined> | undefined => {
     if (!access.ok) {
       deps.checked.set(request, access);
       return undefined;
     }
     const { principal } = access;
     const remembered = deps.answers.get(principal, request.url, now);
-    let limit: RateLimitDecision | undefined;
-    // A refusal counts nothing, so the router's own check refuses this request the same way.
-    if (remembered !== undefined && deps.rateLimiter) {
-      limit = deps.rateLimiter.consume(principal.keyId, now);
+    if (remembered === undefined) {
+      deps.checked.set(request, access);
+      return undefined;
     }
-    if (remembered === undefined || (limit && !limit.allowed)) {
+    if (!deps.rateLimiter) return respond(request, access, remembered, undefined, started);
+    // In memory while the process holds allowance for the account (shared-rate-limit.ts).
+    const limit = deps.rateLimiter.consume(principal.serviceAccountId, now);
+    if (!(limit instanceof Promise)) return respond(request, access, remembered, limit, started);
+    return limit
+      .then((decided) => respond(request, access, remembered, decided, started))
+      .catch(() => undefined);
+  };
+  const respond = (
+    request: Request,
+    access: ApiAccess & { ok: true },
+    remembered: CachedAnswer,
+    limit: RateLimitDecision | undefined,
+    started: number,
+  ): Response | undefined => {
+    const { principal } = access;
+    // A refusal counts nothing, so the router's own check refuses this request the same way.
+    if (limit && !limit.allowed) {
       deps.checked.set(request, access);
       return undefined;
     }

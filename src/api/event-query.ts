@@ -54,7 +54,7 @@ export const eventStreamQuery = z
       .openapi({
         param: { name: "last_event_id", in: "query" },
         description:
-          "Resume after this event, for clients that cannot send the `Last-Event-ID` header on the first connection. The header wins when both are given.",
+          "Resume after this event, for clients that cannot send the `Last-Event-ID` header on the first connection. The header wins when both are given. Unknown or another account's: 400 before anything is streamed.",
       }),
   })
   .strict();

@@ -11,9 +11,25 @@
 // or a test send, recorded once the receiver answered): each wake also looks back `lookbackMs`
 // for events this connection has not sent yet, so they still arrive, just out of order.
 //
-// Limits: opening counts as one request of the key's rate limit (the /v1 middleware), and an
-// account holds at most `maxPerAccount` streams on one server, so one key cannot pin every
-// connection. `closeAll` ends every stream at shutdown, so a graceful stop does not wait on them.
+// Where it starts: the first thing sent is `id:` of the stream's starting position without an
+// event (the newest event at opening, or the nil UUID when the account has none yet), so a client
+// that reconnects with Last-Event-ID before any event arrived resumes from the moment it first
+// connected, not from the reconnection (an EventSource takes it as its last event id; the HTML
+// standard's "dispatch the event" sets it before dropping an event without data). The nil UUID as
+// Last-Event-ID means "before the account's first event".
+//
+// Staying open: a comment every `heartbeatMs` (5 s), shorter than the listener's 10 s idle
+// timeout (server.ts), so neither Bun nor a proxy cuts an idle stream.
+//
+// Revocation (spec 3: "takes effect immediately"): every wake-up and heartbeat checks the key,
+// its account and entitlement again with the same check as a request (keys/authenticate.ts,
+// which reuses the key's row while the database's change counter stands still); a refusal ends
+// the stream with a last `event: stream.closed` whose data is the error envelope naming why.
+//
+// Limits: opening counts as one request of the account's rate limit (the /v1 middleware), and an
+// account holds at most `maxPerAccount` streams at once across every server of the service
+// (stream-slots.ts), so its keys cannot pin every connection. `closeAll` ends every stream at
+// shutdown, so a graceful stop does not wait on them.
 import type { Context } from "hono";
 import { type SSEStreamingApi, streamSSE } from "hono/streaming";
 import { z } from "zod";
@@ -22,20 +38,22 @@ import { ApiError } from "../http/errors.ts";
 import type { Logger } from "../log.ts";
 import type { OutboxSignal } from "../webhooks/outbox-signal.ts";
 import type { EventPosition, EventReads, StoredEvent } from "./reads/events.ts";
+import { localStreamSlots, type StreamSlots } from "./stream-slots.ts";
 
 export interface EventStreamOptions {
   /** How often an idle stream sends a comment line, so proxies and clients see it is alive. */
   heartbeatMs: number;
   /** How often a stream reads even without a wake-up (writers that signal nothing). */
   pollMs: number;
-  /** Open streams per service account on this server. */
+  /** Open streams per service account, across every server (stream-slots.ts). */
   maxPerAccount: number;
   /** How far back each read looks for events committed after later ones (see above). */
   lookbackMs: number;
 }
 
 export const defaultEventStreamOptions: EventStreamOptions = {
-  heartbeatMs: 15_000,
+  // Under half the listener's idle timeout (server.ts listenerIdleTimeoutSeconds).
+  heartbeatMs: 5_000,
   pollMs: 2_000,
   maxPerAccount: 5,
   lookbackMs: 15_000,
@@ -51,7 +69,18 @@ export interface StreamRequest {
   types: readonly EventType[];
   /** Last-Event-ID header, else the last_event_id query parameter. */
   lastEventId: string | undefined;
+  /** The request's Authorization header, checked again while the stream is open. */
+  authorization: string | undefined;
 }
+
+/** The key, account and entitlement check of a request: the refusal, or undefined when allowed. */
+export type AccessCheck = (authorization: string | undefined) => Promise<ApiError | undefined>;
+
+/** The event that ends a stream whose key or account was refused meanwhile. */
+export const streamClosedEvent = "stream.closed";
+
+/** RFC 9562 Nil UUID: as Last-Event-ID, the position before the account's first event. */
+export const beforeFirstEventId = "00000000-0000-0000-0000-000000000000";
 
 export interface EventStreams {
   open(c: Context, request: StreamRequest): Promise<Response>;
@@ -73,7 +102,8 @@ export function parseLastEventId(value: string | undefined): string | undefined 
       "Invalid Last-Event-ID: must be the id (a UUID) of an event this stream sent.",
     );
   }
-  return parsed.data;
+  // UUIDs are case-insensitive on input (RFC 9562); ids are stored in lower case.
+  return parsed.data.toLowerCase();
 }
 
 function after(a: EventPosition, b: EventPosition): boolean {
@@ -84,15 +114,20 @@ export function createEventStreams(deps: {
   reads: EventReads;
   outbox: OutboxSignal;
   log: Logger;
+  checkAccess: AccessCheck;
   options?: Partial<EventStreamOptions>;
+  /** Where the account's places are counted; in this process alone when not given. */
+  slots?: StreamSlots;
 }): EventStreams {
   const options = { ...defaultEventStreamOptions, ...deps.options };
-  const openByAccount = new Map<string, number>();
+  const slots = deps.slots ?? localStreamSlots();
+  let openHere = 0;
   const closers = new Set<() => void>();
   let closed = false;
 
   async function startPosition(request: StreamRequest): Promise<EventPosition | undefined> {
     const owner = request.serviceAccountId;
+    if (request.lastEventId === beforeFirstEventId) return undefined;
     if (request.lastEventId !== undefined) {
       const position = await deps.reads.positionOf(owner, request.lastEventId);
       if (!position) {
@@ -165,6 +200,22 @@ export function createEventStreams(deps: {
       }
     };
 
+    /** Ends the stream with the refusal when the key or account is refused now. */
+    const refused = async (): Promise<boolean> => {
+      // A check that fails (the database is unreachable) ends nothing: reads fail alike.
+      const refusal = await deps.checkAccess(request.authorization).catch((error: unknown) => {
+        deps.log.warn("checking an event stream's key failed", { error });
+        return undefined;
+      });
+      if (!refusal || finished) return finished;
+      finished = true;
+      await stream
+        .writeSSE({ event: streamClosedEvent, data: JSON.stringify(refusal.toBody()) })
+        .catch(() => {});
+      finish();
+      return true;
+    };
+
     const wake = () => {
       if (finished) return;
       if (running) {
@@ -176,6 +227,7 @@ export function createEventStreams(deps: {
         try {
           do {
             again = false;
+            if (await refused()) return;
             await readOnce();
           } while (again && !finished);
         } catch (error) {
@@ -192,10 +244,13 @@ export function createEventStreams(deps: {
     const unsubscribe = deps.outbox.subscribe(wake);
     const poll = setInterval(wake, options.pollMs);
     const heartbeat = setInterval(() => {
-      stream.write(": heartbeat\n\n").catch(finish);
+      refused()
+        .then((ended) => (ended ? undefined : stream.write(": heartbeat\n\n")))
+        .catch(finish);
     }, options.heartbeatMs);
-    // A first line at once, so the client sees the stream open before any event.
-    stream.write(": connected\n\n").then(wake, finish);
+    // At once: the starting position (see above), so the client sees the stream open and can
+    // resume from here before any event.
+    stream.write(`: connected\nid: ${start?.id ?? beforeFirstEventId}\n\n`).then(wake, finish);
     return done
       .finally(() => {
         clearInterval(poll);
@@ -213,19 +268,18 @@ export function createEventStreams(deps: {
         });
       }
       const owner = request.serviceAccountId;
-      const count = openByAccount.get(owner) ?? 0;
-      if (count >= options.maxPerAccount) {
+      const place = await slots.take(owner, options.maxPerAccount);
+      if (!place) {
         throw new ApiError(
           "rate_limited",
-          `At most ${options.maxPerAccount} event streams may be open at once per account; close one before opening another.`,
+          `At most ${options.maxPerAccount} event streams may be open at once per account (on every server of this service together); close one before opening another.`,
           { "Retry-After": "5" },
         );
       }
-      openByAccount.set(owner, count + 1);
+      openHere++;
       const release = () => {
-        const now = (openByAccount.get(owner) ?? 1) - 1;
-        if (now <= 0) openByAccount.delete(owner);
-        else openByAccount.set(owner, now);
+        openHere--;
+        void place();
       };
       let start: EventPosition | undefined;
       try {
@@ -249,6 +303,6 @@ export function createEventStreams(deps: {
       closed = true;
       for (const close of [...closers]) close();
     },
-    openCount: () => [...openByAccount.values()].reduce((sum, n) => sum + n, 0),
+    openCount: () => openHere,
   };
 }

@@ -86,6 +86,7 @@ const connection = {
   created_at: "2026-01-02T08:30:00.000Z",
   last_synced_at: "2026-01-15T09:00:00.000Z",
   error: null,
+  notice: null,
 } satisfies z.infer<typeof connectionSchema>;
 
 /** Events as /v1/events serves them: the envelopes the webhooks section shows, newest first. */
@@ -272,7 +273,7 @@ export function commonErrorExamples(rateLimitPerMinute: number): Record<string, 
     },
     "429": {
       rate_limited: example(
-        "Over the per-key limit",
+        "Over the account's limit",
         rateLimitedError({ allowed: false, limit, remaining: 0, resetSeconds: 42 }),
       ),
     },

@@ -15,15 +15,15 @@ function overview(rateLimitPerMinute: number): string {
     "",
     "**Authentication.** Send an API key on every request: `Authorization: Bearer svk_...`. Keys are created in the portal (or with `svc keys create`), shown once, and scoped to their service account's own data. A key authenticates; entitlement decides whether data is served.",
     "",
-    '**Errors.** Every error is `{"error":{"code":"...","message":"..."}}` with a `Svc-Request-Id` header; branch on `code`. Authentication is checked in this order: no header, 401 `not_authenticated`; not `Bearer <key>` or a malformed, unknown or revoked key, 401 `invalid_api_key`; account disabled, 401 `user_inactive`; demo account, 403 `demo_account`; bank-data feature off, 403 `connect_not_available`; not entitled, 403 `subscription_lapsed` (the key is not revoked; access resumes once the account is paid). A bad parameter is 400 `invalid_request` naming it. An id outside the key\'s account, or an unknown path, is 404 `not_found`.',
+    '**Errors.** Every error is `{"error":{"code":"...","message":"..."}}` with a `Svc-Request-Id` header; branch on `code`. Authentication is checked in this order: no header, 401 `not_authenticated`; not `Bearer <key>` or a malformed, unknown or revoked key, 401 `invalid_api_key`; account disabled, 401 `user_inactive`; demo account, 403 `demo_account`; bank-data feature off, 403 `connect_not_available`; not entitled, 403 `subscription_lapsed` (the key is not revoked; access resumes once the account is paid). A bad parameter is 400 `invalid_request` naming it. An id outside the key\'s account, or an unknown path, is 404 `not_found`; a method the path does not take is 405 `method_not_allowed` with `Allow`.',
     "",
     `**Pagination.** Lists answer \`{"data":[...],"next_cursor":...}\`. Pass \`next_cursor\` as \`cursor\` for the next page until it is null; \`limit\` is 1 to ${maxPageLimit} (default ${defaultPageLimit}). Transactions take a booking-date window (\`from\`, \`to\`, inclusive; default the last ${defaultWindowDays} days; at most ${maxWindowDays} days).`,
     "",
     rateLimitPerMinute > 0
-      ? `**Rate limit.** ${rateLimitPerMinute} requests per minute per key; \`RateLimit-*\` headers tell how many are left; beyond it 429 \`rate_limited\` with \`Retry-After\`.`
+      ? `**Rate limit.** ${rateLimitPerMinute} requests per minute per service account, shared by all its keys and by every server of this service; \`RateLimit-*\` headers tell how many are left; beyond it 429 \`rate_limited\` with \`Retry-After\`.`
       : "**Rate limit.** Off on this instance.",
     "",
-    "**Formats.** Amounts are signed decimal strings (positive = money in) with an ISO 4217 currency; timestamps are RFC 3339 in UTC; ids are UUIDs.",
+    "**Formats.** Amounts are signed decimal strings (positive = money in) with an ISO 4217 currency; timestamps are RFC 3339 in UTC; ids are UUIDs, accepted in either case and answered in lower case.",
   ].join("\n");
 }
 
@@ -42,6 +42,13 @@ export function buildOpenApiDocument(
       title: "Svc bank-data API",
       version: "v1",
       description: overview(options.rateLimitPerMinute),
+      // A self-hosted service: whoever runs this instance answers for it and sets its terms,
+      // and its portal (the base URL) is where customers reach them.
+      contact: { name: "The operator of this instance", url: `${options.baseUrl}/` },
+      license: {
+        name: "Terms of service of this instance's operator",
+        url: `${options.baseUrl}/`,
+      },
     },
     servers: [{ url: `${options.baseUrl}/v1` }],
     security: [{ bearerAuth: [] }],
@@ -49,6 +56,11 @@ export function buildOpenApiDocument(
       { name: "Accounts", description: "Bank accounts and their balances." },
       { name: "Transactions", description: "An account's transactions." },
       { name: "Connections", description: "Links to institutions that carry accounts." },
+      {
+        name: "Events",
+        description:
+          "What happened on the account, as the signed envelopes webhooks carry: listed, read one by one, or followed as a Server-Sent Events stream.",
+      },
       {
         name: "Webhooks",
         description:

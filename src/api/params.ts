@@ -40,6 +40,7 @@ const limitParam = z
 
 const cursorParam = z
   .string({ error: "must be given once" })
+  .min(1, "must not be empty: pass next_cursor unchanged, or leave cursor out for the first page")
   .optional()
   .openapi({
     param: { name: "cursor", in: "query" },

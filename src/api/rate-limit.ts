@@ -1,6 +1,7 @@
-// Read-API rate limit per key (config apiRateLimitPerMinute; 0 = off): fixed one-minute windows
-// decided in memory. This limiter counts one process alone (tests, tools); `svc serve` uses the
-// shared one (shared-rate-limit.ts), which adds every process's counts up in the database.
+// Read-API rate limit per service account (config apiRateLimitPerMinute; 0 = off): fixed
+// one-minute windows; all of an account's keys share it. This limiter counts one process alone
+// (tests, tools); `svc serve` uses the shared one (shared-rate-limit.ts), which holds the limit
+// across every process on the database.
 import type { Clock } from "../clock.ts";
 
 export const rateLimitWindowMs = 60_000;
@@ -13,26 +14,35 @@ export interface RateLimitDecision {
   resetSeconds: number;
 }
 
-export interface KeyRateLimiter {
-  /** `now`: the request's time, when the caller already has it. */
-  consume(keyId: string, now?: Date): RateLimitDecision;
+export interface AccountRateLimiter {
+  /**
+   * Counts one request of the account if its limit allows. `now`: the request's time, when the
+   * caller already has it. Synchronous when decided in memory (the common case), else a promise.
+   */
+  consume(serviceAccountId: string, now?: Date): RateLimitDecision | Promise<RateLimitDecision>;
 }
 
-export function createKeyRateLimiter(clock: Clock, limitPerMinute: number): KeyRateLimiter {
+/** Decided in memory, always synchronously. */
+export interface LocalRateLimiter extends AccountRateLimiter {
+  consume(serviceAccountId: string, now?: Date): RateLimitDecision;
+}
+
+export function createLocalRateLimiter(clock: Clock, limitPerMinute: number): LocalRateLimiter {
   let windowStart = 0;
-  // Only the current window's counts are kept: memory is bounded by the keys active in one minute.
+  // Only the current window's counts are kept: memory is bounded by the accounts active in one
+  // minute.
   let counts = new Map<string, number>();
   return {
-    consume(keyId, at = clock.now()) {
+    consume(accountId, at = clock.now()) {
       const now = at.getTime();
       const start = now - (now % rateLimitWindowMs);
       if (start !== windowStart) {
         windowStart = start;
         counts = new Map();
       }
-      const used = counts.get(keyId) ?? 0;
+      const used = counts.get(accountId) ?? 0;
       const allowed = used < limitPerMinute;
-      if (allowed) counts.set(keyId, used + 1);
+      if (allowed) counts.set(accountId, used + 1);
       return {
         allowed,
         limit: limitPerMinute,

@@ -14,11 +14,13 @@ const requestIdDoc = {
 
 const rateLimitDocs = {
   "RateLimit-Limit": {
-    description: "Requests allowed per key per window (absent when the limit is off).",
+    description:
+      "Requests allowed per service account per window, all its keys together (absent when the limit is off).",
     schema: { type: "integer" as const },
   },
   "RateLimit-Remaining": {
-    description: "Requests left in the current window.",
+    description:
+      "Requests the account has left in the current window (across the cluster, as far as the answering server knows).",
     schema: { type: "integer" as const },
   },
   "RateLimit-Reset": {

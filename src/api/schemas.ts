@@ -123,6 +123,11 @@ export const connectionSchema = z
       .string()
       .nullable()
       .openapi({ description: "Why the connection is in `error`, when it is.", example: null }),
+    notice: z.string().nullable().openapi({
+      description:
+        "The bank's latest message to the user (for example that they must sign in at the bank again) and what the last sync left out of the bank's answer (for example \"1 account without an identifier was skipped\"); null when there is nothing to say. Shown even while the connection is `linked`; never a secret or URL path.",
+      example: "1 account without an identifier was skipped",
+    }),
   })
   .openapi("Connection");
 

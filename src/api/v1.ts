@@ -9,7 +9,7 @@ import type { RequestIds } from "../http/request-id.ts";
 import { createKeyAuthenticator } from "../keys/authenticate.ts";
 import type { Services } from "../services.ts";
 import { createAnswerCache, rememberAnswersMiddleware } from "./answer-cache.ts";
-import { type ApiEnv, apiAuthMiddleware, type CheckedAccess } from "./auth.ts";
+import { type ApiEnv, apiAuthMiddleware, type CheckedAccess, checkApiAccess } from "./auth.ts";
 import { type CachedAnswerLane, createCachedAnswerLane } from "./cached-answers.ts";
 import { createDocsPage, type DocsPage } from "./docs-page.ts";
 import {
@@ -29,7 +29,8 @@ import { registerConnectionRoutes } from "./routes/connections.ts";
 import { registerEventRoutes } from "./routes/events.ts";
 import { registerTransactionRoutes } from "./routes/transactions.ts";
 import { type ScalarBundle, scalarBundle } from "./scalar-bundle.ts";
-import { createSharedKeyRateLimiter } from "./shared-rate-limit.ts";
+import { createSharedRateLimiter } from "./shared-rate-limit.ts";
+import { sharedStreamSlots } from "./stream-slots.ts";
 
 /** Every resource lives under one of these; each one's whole subtree requires a key. */
 export const resourcePrefixes = ["/accounts", "/connections", "/events"] as const;
@@ -48,6 +49,8 @@ export interface V1 {
   serveCached: CachedAnswerLane;
   /** Ends every open event stream and refuses new ones (server shutdown). */
   closeStreams(): void;
+  /** Gives back the read-API allowance this process holds unused (server shutdown). */
+  giveBackAllowance(): Promise<void>;
 }
 
 export function createV1App(
@@ -66,15 +69,15 @@ export function createV1App(
     onTouchError: (error) => log.warn("recording when an API key was last used failed", { error }),
   });
   const checked: CheckedAccess = new WeakMap();
-  // Shared by every process on the database (shared-rate-limit.ts), decided in memory.
+  // Per account, held across every process on the database (shared-rate-limit.ts).
   const rateLimiter =
     config.apiRateLimitPerMinute > 0
-      ? createSharedKeyRateLimiter(
+      ? createSharedRateLimiter(
           {
             db,
             clock,
             isOpen: () => services.database.isOpen(),
-            onSyncError: (error) => log.warn("sharing the read-API rate limit failed", { error }),
+            onError: (error) => log.warn("reserving read-API allowance failed", { error }),
           },
           config.apiRateLimitPerMinute,
         )
@@ -98,6 +101,21 @@ export function createV1App(
     reads: eventReads,
     outbox: services.outbox,
     log,
+    checkAccess: async (authorization) => {
+      const access = await checkApiAccess(authenticator, authorization);
+      return access.ok ? undefined : access.error;
+    },
+    ...(deps.processId
+      ? {
+          slots: sharedStreamSlots({
+            db,
+            clock,
+            processId: deps.processId,
+            onReleaseError: (error) =>
+              log.warn("freeing an event stream's place failed", { error }),
+          }),
+        }
+      : {}),
     ...(deps.eventStreams ? { options: deps.eventStreams } : {}),
   });
   registerEventRoutes(resources, eventReads, streams);
@@ -172,5 +190,10 @@ export function createV1App(
     log: services.log,
     metrics: services.metrics,
   });
-  return { app, serveCached, closeStreams: () => streams.closeAll() };
+  return {
+    app,
+    serveCached,
+    closeStreams: () => streams.closeAll(),
+    giveBackAllowance: async () => rateLimiter?.close(),
+  };
 }

@@ -25,6 +25,8 @@ export interface OwnConnectionView {
   institution: string;
   status: ConnectionRow["status"];
   error: string | null;
+  /** The provider's message and what the last sync skipped (src/banking/notice.ts). */
+  notice: string | null;
   createdAt: string;
   lastSyncedAt: string | null;
   /** Real banks: when the consent ends (the owner connects again after it). */
@@ -126,6 +128,7 @@ export async function listOwnConnections(
     institution: row.institution,
     status: row.status,
     error: row.error,
+    notice: row.notice,
     createdAt: row.createdAt.toISOString(),
     lastSyncedAt: row.lastSyncedAt?.toISOString() ?? null,
     consentExpiresAt: row.consentExpiresAt?.toISOString() ?? null,

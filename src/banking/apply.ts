@@ -12,10 +12,11 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
 import { chunks } from "../db/chunks.ts";
-import type { NewRow, Row } from "../db/schema.ts";
+import type { Row } from "../db/schema.ts";
 import { type Db, first } from "../db/store.ts";
 import { newId } from "../ids.ts";
 import { type AccountEventInput, recordAccountEvents } from "../webhooks/events.ts";
+import { providersWithUnstableIds } from "./identity.ts";
 import type {
   AccountRecord,
   BalanceRecord,
@@ -23,6 +24,14 @@ import type {
   TransactionRecord,
 } from "./model.ts";
 import { announceConnectionStatus, type ConnectionRow, writeConnectionStatus } from "./status.ts";
+import {
+  comparedFields,
+  insertWithLinks,
+  type NewTransactionRow,
+  newTransactionRow,
+  type TransactionRow,
+} from "./transaction-rows.ts";
+import { writeMatchedTransactions } from "./write-matched.ts";
 
 export interface AccountChange {
   accountId: string;
@@ -41,7 +50,6 @@ export interface ApplyResult {
 }
 
 type BankAccountRow = Row<"bankAccounts">;
-type TransactionRow = Row<"transactions">;
 
 async function upsertAccount(
   tx: Db,
@@ -115,17 +123,6 @@ async function writeBalance(
   return true;
 }
 
-const comparedFields = [
-  "status",
-  "amount",
-  "currency",
-  "bookingDate",
-  "valueDate",
-  "description",
-  "counterpartyName",
-  "merchantName",
-] as const satisfies readonly (keyof TransactionRecord & keyof TransactionRow)[];
-
 async function loadByExternalId(
   tx: Db,
   accountId: string,
@@ -143,6 +140,16 @@ async function loadByExternalId(
   return found;
 }
 
+/** The sandbox bank and import files always name their rows (read.ts and the import check). */
+function withStableIds(
+  records: TransactionRecord[],
+): (TransactionRecord & { externalId: string })[] {
+  return records.map((record) => {
+    if (record.externalId === null) throw new Error("a transaction without its stable id");
+    return record as TransactionRecord & { externalId: string };
+  });
+}
+
 /**
  * Upserts transactions on their stable provider id. Returns how many ids were new, not
  * counting a booked row that replaces a pending row already known (the same transaction).
@@ -151,7 +158,7 @@ async function writeTransactions(
   tx: Db,
   now: Date,
   accountId: string,
-  records: TransactionRecord[],
+  records: (TransactionRecord & { externalId: string })[],
 ): Promise<{ newCount: number; updated: number }> {
   const { transactions } = tx.t;
   // Pending rows first, so a booked row arriving with its pending row in one read links to it.
@@ -163,7 +170,7 @@ async function writeTransactions(
     ...ordered.map((r) => r.externalId),
     ...ordered.flatMap((r) => (r.pendingExternalId ? [r.pendingExternalId] : [])),
   ]);
-  const inserts: NewRow<"transactions">[] = [];
+  const inserts: NewTransactionRow[] = [];
   const insertedNow = new Set<string>();
   const links: { pendingId: string; bookedId: string }[] = [];
   let newCount = 0;
@@ -184,24 +191,14 @@ async function writeTransactions(
     }
     const pending = record.pendingExternalId ? known.get(record.pendingExternalId) : undefined;
     const replaces = pending?.status === "pending" ? pending : undefined;
-    const row = {
+    const row = newTransactionRow({
       id: newId(),
       accountId,
       externalId: record.externalId,
-      status: record.status,
-      amount: record.amount,
-      currency: record.currency,
-      bookingDate: record.bookingDate,
-      valueDate: record.valueDate,
-      description: record.description,
-      counterpartyName: record.counterpartyName,
-      merchantName: record.merchantName,
-      bookedTransactionId: null,
+      record,
       pendingTransactionId: replaces?.id ?? null,
-      removedAt: null,
-      createdAt: now,
-      updatedAt: now,
-    } satisfies Omit<TransactionRow, "json">;
+      now,
+    });
     inserts.push(row);
     insertedNow.add(row.id);
     known.set(record.externalId, { ...row, json: "" });
@@ -215,13 +212,7 @@ async function writeTransactions(
       if (insertedNow.has(replaces.id)) newCount--;
     }
   }
-  for (const part of chunks(inserts)) await tx.insert(transactions).values(part);
-  for (const link of links) {
-    await tx
-      .update(transactions)
-      .set({ bookedTransactionId: link.bookedId, updatedAt: now })
-      .where(eq(transactions.id, link.pendingId));
-  }
+  await insertWithLinks(tx, now, inserts, links);
   return { newCount, updated };
 }
 
@@ -262,7 +253,10 @@ export async function applyConnectionSnapshot(
     const balanceChanged = snap.balance
       ? await writeBalance(tx, id, snap.balance, fetchedAt)
       : false;
-    const written = await writeTransactions(tx, now, id, snap.transactions);
+    // Real banks' ids are hints (identity.ts); the sandbox bank's and import files' are keys.
+    const written = providersWithUnstableIds.has(connection.provider)
+      ? await writeMatchedTransactions(tx, now, id, snap.transactions, snapshot.window?.from)
+      : await writeTransactions(tx, now, id, withStableIds(snap.transactions));
     changes.push({
       accountId: id,
       externalId: snap.account.externalId,
@@ -271,6 +265,12 @@ export async function applyConnectionSnapshot(
       newTransactions: written.newCount,
       updatedTransactions: written.updated,
     });
+  }
+  if (snapshot.notice !== undefined && snapshot.notice !== connection.notice) {
+    await tx
+      .update(tx.t.connections)
+      .set({ notice: snapshot.notice })
+      .where(eq(tx.t.connections.id, connection.id));
   }
   const statusMoved = await writeConnectionStatus(
     tx,

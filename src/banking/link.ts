@@ -22,7 +22,7 @@ import { applyConnectionSnapshot } from "./apply.ts";
 import { assertServiceAccount, getConnection } from "./connections.ts";
 import type { ConnectionSnapshot } from "./model.ts";
 import type { ProviderRegistry } from "./provider.ts";
-import { transformEbAccount } from "./providers/enable-banking/transform.ts";
+import { usableEbAccounts } from "./providers/enable-banking/transform.ts";
 import { ProviderError, providerErrorEffects } from "./providers/errors.ts";
 import { createProviders, type RealBankClients, realBankClients } from "./providers/registry.ts";
 import { providerSecretBox } from "./providers/secrets.ts";
@@ -318,7 +318,10 @@ async function completeEnableBanking(
     connectionId,
     {
       status: "linked",
-      accounts: session.accounts.map((a) => ({ account: transformEbAccount(a), transactions: [] })),
+      accounts: usableEbAccounts(session.accounts).map((account) => ({
+        account,
+        transactions: [],
+      })),
     },
     {
       set: {

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { type ConnectionStatus, connectionStatuses, transactionStatuses } from "../db/schema.ts";
 import { isCalendarDate } from "./dates.ts";
 import { isCurrencyCode, isDecimalAmount } from "./money.ts";
+import type { SkipTally } from "./skips.ts";
 
 /**
  * Parses provider data, or throws the error `fail` builds from the first problem, written as
@@ -71,7 +72,11 @@ export const balanceRecordSchema = z.object({
 export type BalanceRecord = z.infer<typeof balanceRecordSchema>;
 
 export const transactionRecordSchema = z.object({
-  externalId: externalIdSchema,
+  /**
+   * The provider's id for the row, when it gave one. Sandbox and import ids are stable keys;
+   * real banks' ids are hints (src/banking/identity.ts).
+   */
+  externalId: externalIdSchema.nullable(),
   status: z.enum(transactionStatuses),
   amount: amountSchema,
   currency: currencySchema,
@@ -102,4 +107,13 @@ export interface ConnectionSnapshot {
   /** Why the connection is in `error`, shown to operators; cleared by a good read. */
   error?: string | null;
   accounts?: AccountSnapshot[];
+  /**
+   * A pull's transaction window: `from` (YYYY-MM-DD) or null for the whole history the provider
+   * holds. Real banks' pending rows in it that the answer no longer carries are removed.
+   */
+  window?: { from: string | null };
+  /** The connection's new notice (src/banking/notice.ts); undefined leaves it as it is. */
+  notice?: string | null;
+  /** What the read skipped, by reason (counted by the sync's metrics). */
+  skipped?: SkipTally;
 }

@@ -17,6 +17,7 @@ export interface OperatorConnectionView {
   institution: string;
   status: OwnConnectionView["status"];
   error: string | null;
+  notice: string | null;
   createdAt: string;
   lastSyncedAt: string | null;
   consentExpiresAt: string | null;
@@ -38,6 +39,7 @@ export async function listConnectionsForOperator(
     institution: c.institution,
     status: c.status,
     error: c.error,
+    notice: c.notice,
     createdAt: c.createdAt,
     lastSyncedAt: c.lastSyncedAt,
     consentExpiresAt: c.consentExpiresAt,

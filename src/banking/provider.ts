@@ -4,6 +4,7 @@
 import type { ConnectionStatus, ProviderName } from "../db/schema.ts";
 import type { AccountRecord, BalanceRecord, TransactionRecord } from "./model.ts";
 import type { RequestBudget } from "./providers/budget.ts";
+import type { SkipTally } from "./skips.ts";
 
 /** What a provider is told about the connection it reads. */
 export interface ProviderConnection {
@@ -29,6 +30,12 @@ export interface ProviderStatus {
   error?: string;
 }
 
+/** What a provider has to tell after a read: its message to the user and what it skipped. */
+export interface ProviderNotes {
+  message: string | null;
+  skipped: SkipTally;
+}
+
 /** A source of bank data that the sync path pulls from. Every call may throw on failure. */
 export interface BankProvider {
   readonly name: ProviderName;
@@ -38,7 +45,11 @@ export interface BankProvider {
   readonly budget?: RequestBudget;
   connectionStatus(connection: ProviderConnection): Promise<ProviderStatus>;
   listAccounts(connection: ProviderConnection): Promise<AccountRecord[]>;
-  fetchBalance(connection: ProviderConnection, accountExternalId: string): Promise<BalanceRecord>;
+  /** The account's balance; null when the provider has none for it (a blocked account). */
+  fetchBalance(
+    connection: ProviderConnection,
+    accountExternalId: string,
+  ): Promise<BalanceRecord | null>;
   /**
    * Booked transactions with a booking date on or after `since` (YYYY-MM-DD), or the whole
    * history the provider holds when `since` is undefined, plus every row still pending.
@@ -48,6 +59,11 @@ export interface BankProvider {
     accountExternalId: string,
     since: string | undefined,
   ): Promise<TransactionRecord[]>;
+  /**
+   * Real banks: the notes of the reads made with this `connection` object (the sync passes the
+   * same object to every call of one read).
+   */
+  notes?(connection: ProviderConnection): ProviderNotes;
 }
 
 /**

@@ -28,7 +28,8 @@ export const providerTimeoutMs = 120_000;
 export type SyncTrigger = "schedule" | "cli" | "portal";
 export type SyncDeps = Pick<Services, "db" | "clock" | "log" | "outbox"> & {
   /** Counts runs and their duration (svc serve's /metrics). */
-  metrics?: Pick<Services["metrics"], "syncRun">;
+  metrics?: Pick<Services["metrics"], "syncRun"> &
+    Partial<Pick<Services["metrics"], "providerRowsSkipped">>;
 } & Partial<Pick<Services, "config" | "masterKey">>;
 
 /** The built-in providers; real banks join when the configuration and master key are at hand. */
@@ -300,6 +301,8 @@ export async function syncConnection(
       return { ...applied, status: statusChangedMeanwhile ? fresh.status : snapshot.status };
     });
     if (result.eventsRaised > 0) deps.outbox.notify();
+    for (const [reason, count] of Object.entries(snapshot.skipped ?? {}))
+      deps.metrics?.providerRowsSkipped?.(provider.name, reason, count);
     observe("succeeded");
     log.info("sync finished", {
       newTransactions: result.newTransactions,

@@ -89,7 +89,7 @@ export function registerConnect(program: Command, io: CliIo): void {
   connections
     .command("list")
     .description(
-      "Connections of a service account: provider, bank, status, consent expiry, last sync.",
+      "Connections of a service account: provider, bank, status, consent expiry, last sync, and the bank's notice (its message to the user, what the last sync skipped).",
     )
     .requiredOption("--account <id>", "service account id")
     .action(async (options: { account: string }, cmd: Command) => {
@@ -102,10 +102,11 @@ export function registerConnect(program: Command, io: CliIo): void {
           status: c.status,
           consentExpiresAt: c.consentExpiresAt,
           lastSyncedAt: c.lastSyncedAt,
+          notice: c.notice,
         }));
         out.result(rows, () =>
           formatTable(
-            ["CONNECTION", "PROVIDER", "BANK", "STATUS", "CONSENT UNTIL", "LAST SYNC"],
+            ["CONNECTION", "PROVIDER", "BANK", "STATUS", "CONSENT UNTIL", "LAST SYNC", "NOTICE"],
             rows.map((r) => [
               r.id,
               r.provider,
@@ -113,6 +114,7 @@ export function registerConnect(program: Command, io: CliIo): void {
               r.status,
               r.consentExpiresAt,
               r.lastSyncedAt,
+              r.notice,
             ]),
           ),
         );

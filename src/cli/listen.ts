@@ -43,8 +43,26 @@ const httpUrl = (flag: string) =>
     return url;
   });
 
+/** Names and addresses of this machine's loopback interface. */
+function isLoopbackHost(hostname: string): boolean {
+  return (
+    hostname === "localhost" ||
+    hostname.endsWith(".localhost") ||
+    /^127(\.\d{1,3}){3}$/.test(hostname) ||
+    hostname === "[::1]"
+  );
+}
+
 const listenFlags = z.object({
-  apiUrl: httpUrl("api-url"),
+  // The API key travels with every connection: in clear only over this machine's loopback.
+  apiUrl: httpUrl("api-url").transform((url, ctx) => {
+    if (url.protocol === "https:" || isLoopbackHost(url.hostname)) return url;
+    ctx.addIssue({
+      code: "custom",
+      message: `--api-url must be https:// (the API key would travel in clear): plain http:// is allowed only to this machine (localhost, 127.0.0.1, [::1]); got ${url.origin}`,
+    });
+    return z.NEVER;
+  }),
   apiKeyFile: z.string().min(1, "--api-key-file must name a file"),
   forwardTo: httpUrl("forward-to"),
   events: z
@@ -116,11 +134,11 @@ export function registerListen(program: Command, io: CliIo): void {
   program
     .command("listen")
     .description(
-      "Forward a running Svc's events to a local URL while developing, signed like real deliveries with a per-machine listen secret (printed at start). Needs no data dir.",
+      "Forward a running Svc's events to a local URL while developing, signed like real deliveries with a listen secret per server (printed at start). Needs no data dir.",
     )
     .requiredOption(
       "--api-url <url>",
-      "base URL of the Svc server, e.g. https://svc.example.com (env SVC_API_URL)",
+      "base URL of the Svc server, e.g. https://svc.example.com; http:// only to loopback (env SVC_API_URL)",
       io.env.SVC_API_URL,
     )
     .requiredOption("--api-key-file <file>", "file holding an API key of the account (svk_...)")
@@ -136,16 +154,18 @@ export function registerListen(program: Command, io: CliIo): void {
     )
     .option(
       "--secret-file <file>",
-      "where the listen signing secret is kept (env SVC_LISTEN_SECRET_FILE; default $XDG_CONFIG_HOME/svc/listen-secret or ~/.config/svc/listen-secret)",
+      "where the listen signing secret is kept, whatever the server (env SVC_LISTEN_SECRET_FILE; default one file per --api-url server under $XDG_CONFIG_HOME/svc/listen-secrets/ or ~/.config/svc/listen-secrets/)",
     )
     .addHelpText(
       "after",
       `
 Each event is POSTed with Svc-Webhook-Id, Svc-Webhook-Timestamp and Svc-Webhook-Signature, signed
-with the listen secret (whsec_...), which stays the same on this machine: configure your receiver
-with it once. One line per event: time, type, id, your receiver's status, milliseconds. Only events
-written after the start are forwarded; after a lost connection the missed ones follow, none twice.
-Stop with Ctrl-C (exit 0). A refused API key ends it with exit 1; bad flags exit 2.
+with the listen secret (whsec_...), which stays the same for this server on this machine: configure
+your receiver with it once. One line per event: time, type, id, your receiver's status,
+milliseconds. Only events written after the start are forwarded; after a lost connection the
+missed ones follow; an event id is forwarded once per run. A webhook.verify event arrives with its
+code masked: the code goes only to the endpoint's own URL. Stop with Ctrl-C (exit 0). A refused
+API key (also one revoked while listening) ends it with exit 1; bad flags exit 2.
 
 Example:
   svc listen --api-url http://127.0.0.1:8080 --api-key-file key.txt \\
@@ -155,7 +175,7 @@ Example:
       const flags = parseFlags(raw);
       const apiKey = readApiKey(flags.apiKeyFile);
       const trust = caTrust(flags.caFile);
-      const secretPath = flags.secretFile ?? listenSecretPath(io.env);
+      const secretPath = flags.secretFile ?? listenSecretPath(io.env, flags.apiUrl);
       let secret: string;
       try {
         secret = loadOrCreateListenSecret(secretPath).secret;

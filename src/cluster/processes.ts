@@ -29,6 +29,8 @@ import type { Worker } from "../worker.ts";
 export const processHeartbeatMs = 5_000;
 export const processStaleAfterMs = 30_000;
 export const processSweepMs = 1_000;
+/** PostgreSQL's clock in epoch milliseconds (heartbeats on PostgreSQL). */
+const databaseNowMs = sql`(extract(epoch from clock_timestamp()) * 1000)::bigint`;
 /** First key of the two-key advisory locks that mark a live process (the second: its id). */
 const processLockClass = 7_305_066;
 
@@ -116,24 +118,25 @@ export async function startProcessRegistry(
   const { database, clock, log } = options;
   const { db } = database;
   const { serviceProcesses } = db.t;
-  const id = newId();
+  let id = newId();
   const self = { host: hostname(), pid: process.pid };
   const staleAfterMs = options.staleAfterMs ?? processStaleAfterMs;
-  const register = () => {
-    const now = clock.now();
-    return db.write((tx) =>
+  // PostgreSQL: heartbeats are stamped and judged by the database's clock, so machines whose
+  // clocks differ never take each other for gone. SQLite runs on one machine: its clock.
+  const beatAt = () => (db.engine === "postgres" ? databaseNowMs : clock.now());
+  const register = () =>
+    db.write((tx) =>
       tx
         .insert(serviceProcesses)
         .values({
           id,
           ...self,
           pidStartedAt: pidStartedAt(self.pid),
-          startedAt: now,
-          heartbeatAt: now,
+          startedAt: clock.now(),
+          heartbeatAt: beatAt(),
         })
-        .onConflictDoUpdate({ target: serviceProcesses.id, set: { heartbeatAt: now } }),
+        .onConflictDoUpdate({ target: serviceProcesses.id, set: { heartbeatAt: beatAt() } }),
     );
-  };
 
   // PostgreSQL: the lock that says this process lives, taken before the row exists, so no sweep
   // can see the row without the lock.
@@ -147,12 +150,20 @@ export async function startProcessRegistry(
     connection.release();
   };
   const lockSelf = async () => {
-    if (database.engine !== "postgres") return;
+    if (database.engine !== "postgres") return true;
     await unlockSelf();
     lockConnection = await database.client.reserve();
-    await lockConnection`SELECT pg_advisory_lock(${processLockClass}, hashtext(${id}))`;
+    // Never waits: a live process holding the same lock (two ids of one 32-bit hash) answers
+    // false, and a new id is drawn at start.
+    const [row] = await lockConnection<
+      { locked: boolean }[]
+    >`SELECT pg_try_advisory_lock(${processLockClass}, hashtext(${id})) AS locked`;
+    return row?.locked === true;
   };
-  await lockSelf();
+  for (let attempt = 0; database.engine === "postgres" && !(await lockSelf()); attempt++) {
+    if (attempt >= 3) throw new Error("could not take this process's liveness lock");
+    id = newId();
+  }
   await register();
 
   const goneIds = async (now: Date): Promise<string[]> => {
@@ -160,7 +171,7 @@ export async function startProcessRegistry(
     if (db.engine === "postgres") {
       // Outside a transaction: a lock this statement takes is released when it ends.
       const rows = await db.rows<{ id: string }>(
-        sql`SELECT id FROM service_processes WHERE id <> ${id} AND (heartbeat_at < ${stale.getTime()} OR pg_try_advisory_xact_lock(${processLockClass}, hashtext(id)))`,
+        sql`SELECT id FROM service_processes WHERE id <> ${id} AND (heartbeat_at < ${databaseNowMs} - ${staleAfterMs} OR pg_try_advisory_xact_lock(${processLockClass}, hashtext(id)))`,
       );
       return rows.map((row) => row.id);
     }
@@ -195,13 +206,13 @@ export async function startProcessRegistry(
     try {
       if (lockConnection) {
         // On the lock's own connection, which this keeps from being closed as idle.
-        await lockConnection`UPDATE service_processes SET heartbeat_at = ${clock.now().getTime()} WHERE id = ${id}`;
+        await lockConnection`UPDATE service_processes SET heartbeat_at = (extract(epoch from clock_timestamp()) * 1000)::bigint WHERE id = ${id}`;
       }
       // Re-inserted if another process took this one for gone (e.g. its lock connection broke).
       await register();
     } catch (error) {
       log.warn("the process heartbeat failed; taking the lock again", { error });
-      await lockSelf().catch(() => undefined);
+      await lockSelf().catch(() => false);
     }
   };
 

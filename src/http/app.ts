@@ -9,7 +9,9 @@ import { metricsRoutes } from "../metrics/route.ts";
 import { createPortalApi } from "../portal/api.ts";
 import type { Services } from "../services.ts";
 import { accessLogMiddleware } from "./access-log.ts";
+import { createAllowedMethods, methodNotAllowed } from "./allowed-methods.ts";
 import { bodyLimitMiddleware, maxJsonBodyBytes } from "./body-limit.ts";
+import { withCanonicalIds } from "./canonical-ids.ts";
 import { createErrorHandler, notFoundHandler } from "./errors.ts";
 import { healthRoutes } from "./health.ts";
 import { createOperatorApi } from "./operator-api.ts";
@@ -44,6 +46,8 @@ export interface HttpApp {
   fromCache(response: Response): boolean;
   /** Ends open event streams (/v1/events/stream), so a graceful stop does not wait on them. */
   closeStreams(): void;
+  /** Gives back the read-API allowance this process holds unused, for the other processes. */
+  giveBackAllowance(): Promise<void>;
 }
 
 export function createHttpApp(services: Services, options: AppOptions = {}): HttpApp {
@@ -60,11 +64,14 @@ export function createHttpApp(services: Services, options: AppOptions = {}): Htt
   app.use("*", bodyLimitMiddleware({ maxBytes: maxJsonBodyBytes, exempt: isImportPath }));
   app.onError(createErrorHandler(services.log));
   const portalPage = options.portalPage ? createPortalPage(options.portalPage) : undefined;
+  const allowedMethods = createAllowedMethods(() => app.routes);
   app.notFound(async (c) => {
     const method = c.req.method;
     const page =
       portalPage && (method === "GET" || method === "HEAD") && (await portalPage.answer(c));
-    return page || notFoundHandler(c);
+    if (page) return page;
+    const allowed = allowedMethods(c.req.path);
+    return allowed.length > 0 ? methodNotAllowed(c, allowed) : notFoundHandler(c);
   });
   app.route("/", healthRoutes(services.database, options.isReady));
   app.route("/", metricsRoutes(services.metrics, services.config.metricsTokenFile));
@@ -75,7 +82,8 @@ export function createHttpApp(services: Services, options: AppOptions = {}): Htt
   const remembered = new WeakSet<Response>();
   return {
     app,
-    fetch: (request, server) => {
+    fetch: (incoming, server) => {
+      const request = withCanonicalIds(incoming);
       const cached = v1.serveCached(request);
       if (cached === undefined) return app.fetch(request, server);
       if (cached instanceof Response) {
@@ -90,6 +98,7 @@ export function createHttpApp(services: Services, options: AppOptions = {}): Htt
     },
     fromCache: (response) => remembered.has(response),
     closeStreams: () => v1.closeStreams(),
+    giveBackAllowance: () => v1.giveBackAllowance(),
   };
 }
 

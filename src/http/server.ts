@@ -5,6 +5,12 @@ import type { Services } from "../services.ts";
 import { type AppOptions, createHttpApp } from "./app.ts";
 import { maxJsonBodyBytes } from "./body-limit.ts";
 
+/**
+ * Bun's own default, said here because the event stream's heartbeat (5 s, api/event-stream.ts)
+ * must come more often: a connection silent this long is closed.
+ */
+export const listenerIdleTimeoutSeconds = 10;
+
 export interface RunningServer {
   url: URL;
   /** Stops accepting; waits for in-flight requests, or cuts them off when `force` is set. */
@@ -31,6 +37,7 @@ export function startHttpServer(services: Services, options: AppOptions = {}): R
       development: false,
       // `svc serve --workers N`: the processes share the port; the kernel spreads connections.
       reusePort: config.workers > 1,
+      idleTimeout: listenerIdleTimeoutSeconds,
       // The largest body any route accepts (the operator import; body-limit.ts bounds the rest):
       // Bun refuses a bigger one itself, before the app sees it.
       maxRequestBodySize: Math.max(maxImportBytes, maxJsonBodyBytes),
@@ -51,7 +58,8 @@ export function startHttpServer(services: Services, options: AppOptions = {}): R
       // Stop accepting first, then end the event streams: they never finish by themselves.
       const stopped = server.stop(force);
       app.closeStreams();
-      return stopped;
+      // Once no request is under way, what this process reserved and did not use is freed.
+      return stopped.then(() => app.giveBackAllowance());
     },
   };
 }

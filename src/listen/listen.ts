@@ -1,9 +1,13 @@
 // `svc listen` (issue 18): follows GET /v1/events/stream of a running Svc and forwards each event
 // to a local URL, signed as a real delivery with the listen secret. After a dropped connection it
 // reconnects with backoff (backoff.ts) and resumes with Last-Event-ID, so no event is missed or
-// forwarded twice. A refused key (or any answer that retrying cannot change) ends it with one
-// line instead of a retry loop.
+// forwarded twice: the id it resumes from is the last event's, or, before any event, the
+// stream's starting position (sent at connection, api/event-stream.ts), so events written while
+// it reconnects are not skipped. An event id is forwarded once per run, whatever the server sends.
+// A refused key (or any answer that retrying cannot change, or a stream the server ended because
+// the key or account was refused meanwhile) ends it with one line instead of a retry loop.
 import type { SecureContext } from "node:tls";
+import { streamClosedEvent } from "../api/event-stream.ts";
 import type { EventType } from "../db/schema.ts";
 import { reconnectDelayMs } from "./backoff.ts";
 import { type ForwardResult, forwardEvent } from "./forward.ts";
@@ -49,8 +53,11 @@ export class ListenRefused extends Error {
   override name = "ListenRefused";
 }
 
-/** Three missed heartbeats (15 s each). */
-export const defaultIdleTimeoutMs = 45_000;
+/** Four missed heartbeats (5 s each, api/event-stream.ts). */
+export const defaultIdleTimeoutMs = 20_000;
+
+/** Event ids remembered as forwarded (a few MB at most); the oldest are forgotten first. */
+const forwardedMemory = 100_000;
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -74,6 +81,15 @@ async function errorMessage(response: Response): Promise<string> {
   return `HTTP ${response.status}`;
 }
 
+/** The message of a `stream.closed` event's error envelope. */
+function closedReason(data: string): string {
+  try {
+    const body = JSON.parse(data) as { error?: { code?: string; message?: string } };
+    if (body.error?.message) return `${body.error.message} (${body.error.code})`;
+  } catch {}
+  return data;
+}
+
 export function streamUrl(apiUrl: URL, types: readonly EventType[]): URL {
   const url = new URL(`${apiUrl.pathname.replace(/\/+$/, "")}/v1/events/stream`, apiUrl);
   if (types.length > 0) url.searchParams.set("type", types.join(","));
@@ -87,6 +103,7 @@ export async function runListen(options: ListenOptions, deps: ListenDeps): Promi
   const idleTimeoutMs = options.idleTimeoutMs ?? defaultIdleTimeoutMs;
   const url = streamUrl(options.apiUrl, options.types);
   let lastEventId: string | undefined;
+  const forwarded = new Set<string>();
   let failures = 0;
   const retryLater = async (why: string) => {
     failures++;
@@ -146,7 +163,18 @@ export async function runListen(options: ListenOptions, deps: ListenDeps): Promi
       try {
         for await (const message of readSse(response.body, alive)) {
           alive();
+          if (message.event === streamClosedEvent) {
+            throw new ListenRefused(
+              `the server ended the event stream: ${closedReason(message.data)}`,
+            );
+          }
           if (!message.id) continue;
+          if (message.positionOnly) {
+            // Where the stream starts: resume from here if the connection drops before an event.
+            lastEventId ??= message.id;
+            continue;
+          }
+          if (forwarded.has(message.id)) continue;
           const at = deps.now();
           const result = await forwardEvent({
             url: options.forwardTo,
@@ -157,10 +185,14 @@ export async function runListen(options: ListenOptions, deps: ListenDeps): Promi
             secureContext: options.forwardSecureContext,
           });
           lastEventId = message.id;
+          forwarded.add(message.id);
+          if (forwarded.size > forwardedMemory)
+            forwarded.delete(forwarded.values().next().value as string);
           deps.onForwarded({ at, id: message.id, type: message.event, result });
           if (deps.signal.aborted) break;
         }
       } catch (error) {
+        if (error instanceof ListenRefused) throw error;
         if (deps.signal.aborted) break;
         if (!connection.signal.aborted) {
           await retryLater(`the event stream broke (${(error as Error).message})`);

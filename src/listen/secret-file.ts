@@ -1,6 +1,8 @@
-// The `svc listen` signing secret (issue 18): one per machine and user, so a developer sets it in
-// their receiver once. Made with the CSPRNG on first use and kept in a file only the user can
-// read, under the user's configuration directory (not a data dir: `svc listen` needs none).
+// The `svc listen` signing secrets (issue 18): one per server (`--api-url` origin), machine and
+// user, so a developer sets it in their receiver once, and a secret shared with one server's
+// receivers is never the one signing another server's events. Made with the CSPRNG on first use
+// and kept in a file only the user can read, under the user's configuration directory (not a
+// data dir: `svc listen` needs none).
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
@@ -9,11 +11,21 @@ import { signingSecretPrefix } from "../webhooks/secrets.ts";
 
 const secretPattern = /^whsec_[A-Za-z0-9_-]{43}$/;
 
-/** $SVC_LISTEN_SECRET_FILE, else $XDG_CONFIG_HOME/svc/listen-secret, else ~/.config/svc/listen-secret. */
-export function listenSecretPath(env: Record<string, string | undefined>): string {
+/** A server's origin as a file name: `https-svc.example.com-443`, `http-127.0.0.1-8080`. */
+export function serverFileName(apiUrl: URL): string {
+  const port = apiUrl.port || (apiUrl.protocol === "https:" ? "443" : "80");
+  const host = apiUrl.hostname.replace(/^\[|\]$/g, "").replace(/[^A-Za-z0-9.-]/g, "_");
+  return `${apiUrl.protocol.replace(":", "")}-${host}-${port}`;
+}
+
+/**
+ * $SVC_LISTEN_SECRET_FILE (one file, whatever the server), else
+ * $XDG_CONFIG_HOME/svc/listen-secrets/<server>, else ~/.config/svc/listen-secrets/<server>.
+ */
+export function listenSecretPath(env: Record<string, string | undefined>, apiUrl: URL): string {
   if (env.SVC_LISTEN_SECRET_FILE) return env.SVC_LISTEN_SECRET_FILE;
   const configHome = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config");
-  return join(configHome, "svc", "listen-secret");
+  return join(configHome, "svc", "listen-secrets", serverFileName(apiUrl));
 }
 
 export class ListenSecretError extends Error {

@@ -1,11 +1,15 @@
 // A Server-Sent Events parser (WHATWG HTML "Parsing an event stream"), enough for Svc's stream:
 // fields id, event, data (several data lines joined with "\n"), retry; comment lines (":")
-// ignored; an event is dispatched at a blank line; CRLF, CR and LF all end a line.
+// ignored; an event is dispatched at a blank line; CRLF, CR and LF all end a line. A block with an
+// `id:` but no data dispatches no event but still moves the last event id (the standard's
+// "dispatch the event", step 1): it is returned as a position, so a client can resume from it.
 
 export interface SseMessage {
   id: string | undefined;
   event: string;
   data: string;
+  /** An `id:` without data: where the stream stands, not an event. */
+  positionOnly?: true;
 }
 
 export interface SseParser {
@@ -22,6 +26,7 @@ export function createSseParser(onComment?: (comment: string) => void): SseParse
   const line = (text: string, out: SseMessage[]) => {
     if (text === "") {
       if (hasData) out.push({ id, event: event || "message", data: data.join("\n") });
+      else if (id !== undefined) out.push({ id, event: "", data: "", positionOnly: true });
       data = [];
       event = "";
       id = undefined;

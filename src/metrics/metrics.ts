@@ -46,6 +46,8 @@ export interface Metrics {
   endpointDisabled(): void;
   /** A sync run that ran (not `busy` or `too_soon`). */
   syncRun(labels: { trigger: string; outcome: SyncRunOutcome }, durationSeconds: number): void;
+  /** Rows or accounts of a provider's answer a sync skipped, by named reason (skips.ts). */
+  providerRowsSkipped(provider: string, reason: string, count: number): void;
 }
 
 export interface MetricsDeps {
@@ -100,6 +102,12 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     buckets: syncBuckets,
     registers,
   });
+  const skipped = new Counter({
+    name: name("provider_rows_skipped_total"),
+    help: "Accounts and transactions of real banks' answers that syncs left out, by provider and reason (docs/providers.md).",
+    labelNames: ["provider", "reason"] as const,
+    registers,
+  });
   // Every label combination that alerts divide by starts at 0, so a rate exists before the
   // first failure.
   for (const outcome of ["succeeded", "retry_scheduled", "dropped"] as const) {
@@ -139,6 +147,9 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     syncRun(labels, durationSeconds) {
       syncRuns.inc(labels);
       syncDuration.observe({ outcome: labels.outcome }, durationSeconds);
+    },
+    providerRowsSkipped(provider, reason, count) {
+      if (count > 0) skipped.inc({ provider, reason }, count);
     },
   };
 }

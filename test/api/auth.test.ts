@@ -1,7 +1,7 @@
 // Every authentication, entitlement and rate-limit error through real HTTP (spec 5, 7).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { updateServiceAccount } from "../../src/accounts/service-accounts.ts";
-import { listApiKeys } from "../../src/keys/api-keys.ts";
+import { createApiKey, listApiKeys } from "../../src/keys/api-keys.ts";
 import { type ApiHarness, errorOf, startApiHarness, type Tenant } from "../support/api.ts";
 import { runSvc } from "../support/cli.ts";
 
@@ -209,17 +209,18 @@ describe("other errors", () => {
     expect((await api.get("/v1/accounts", null)).headers.get("Cache-Control")).toBe("no-store");
   });
 
-  test("a method the API does not offer: 404 not_found in the envelope", async () => {
+  test("a method the resource does not offer: 405 method_not_allowed in the envelope, with Allow", async () => {
     const response = await fetch(`${api.server.baseUrl}/v1/accounts`, {
       method: "POST",
       headers: { Authorization: `Bearer ${tenant.key}` },
     });
-    expect(response.status).toBe(404);
-    expect((await errorOf(response)).code).toBe("not_found");
+    expect(response.status).toBe(405);
+    expect(response.headers.get("Allow")).toBe("GET, HEAD");
+    expect((await errorOf(response)).code).toBe("method_not_allowed");
   });
 });
 
-describe("read-API rate limit per key", () => {
+describe("read-API rate limit per account", () => {
   test("beyond the limit: 429 rate_limited with Retry-After and RateLimit-* headers; the next window serves again", async () => {
     const limited = await startApiHarness({ config: { apiRateLimitPerMinute: 3 } });
     try {
@@ -241,7 +242,15 @@ describe("read-API rate limit per key", () => {
       expect(refused.headers.get("RateLimit-Remaining")).toBe("0");
       expect(refused.headers.get("RateLimit-Reset")).toBe("50");
       expect((await errorOf(refused)).code).toBe("rate_limited");
-      // Counted per key: another key is unaffected.
+      // Counted per account: another key of the same account is refused too (50 keys must not
+      // make 50 limits); another account is unaffected.
+      const second = await createApiKey(limited.services.db, limited.clock, {
+        serviceAccountId: a.accountId,
+        name: "second",
+      });
+      const refusedToo = await limited.get("/v1/accounts", second.key);
+      expect(refusedToo.status).toBe(429);
+      expect((await errorOf(refusedToo)).message).toContain("across all its API keys");
       expect((await limited.get("/v1/accounts", b.key)).status).toBe(200);
       limited.clock.advance(50_000);
       expect((await limited.get("/v1/accounts", a.key)).status).toBe(200);

@@ -1,6 +1,9 @@
 // GET /v1/events, /v1/events/{event_id} and /v1/events/stream through real HTTP (issue 18).
 import { afterAll, describe, expect, test } from "bun:test";
+import { updateServiceAccount } from "../../src/accounts/service-accounts.ts";
+import { beforeFirstEventId } from "../../src/api/event-stream.ts";
 import { startHttpServer } from "../../src/http/server.ts";
+import { revokeApiKey } from "../../src/keys/api-keys.ts";
 import { readSse, type SseMessage } from "../../src/listen/sse.ts";
 import { webhookContext } from "../../src/webhooks/context.ts";
 import { registerEndpoint } from "../../src/webhooks/endpoint-registration.ts";
@@ -216,8 +219,10 @@ async function openStreamOnce(
   options: { query?: string; lastEventId?: string },
 ): Promise<{
   response: Response;
+  /** The next event (positions, `id:` without data, are collected in `positions`). */
   next(): Promise<SseMessage>;
   comments: string[];
+  positions: string[];
   close(): void;
 }> {
   const controller = new AbortController();
@@ -233,15 +238,20 @@ async function openStreamOnce(
     response.status === 200 && response.body
       ? readSse(response.body, (c) => comments.push(c))
       : undefined;
+  const positions: string[] = [];
   return {
     response,
     comments,
+    positions,
     async next() {
       if (!messages)
         throw new Error(`the stream was refused: ${response.status} ${await response.text()}`);
-      const item = await messages.next();
-      if (item.done) throw new Error("the stream ended");
-      return item.value;
+      for (;;) {
+        const item = await messages.next();
+        if (item.done) throw new Error("the stream ended");
+        if (!item.value.positionOnly) return item.value;
+        positions.push(item.value.id as string);
+      }
     },
     close: () => controller.abort(),
   };
@@ -339,6 +349,64 @@ describe("GET /v1/events/stream", () => {
   test("needs a key like every /v1 route", async () => {
     const response = await api.get("/v1/events/stream", null);
     expect(response.status).toBe(401);
+  });
+
+  test("first tells where it starts (the newest event, or the nil UUID on an account without events); the nil UUID as Last-Event-ID resumes before the first event", async () => {
+    const stream = await openStream(alice.key);
+    const newest = (await list("?limit=1")).data[0]?.id as string;
+    const [fresh] = await raise(alice);
+    expect((await stream.next()).id).toBe(fresh?.eventId as string);
+    expect(stream.positions).toEqual([newest]);
+    stream.close();
+
+    const quiet = await api.addTenant("quiet@example.com");
+    const empty = await openStream(quiet.key);
+    const [first] = await raise(quiet);
+    expect((await empty.next()).id).toBe(first?.eventId as string);
+    expect(empty.positions).toEqual([beforeFirstEventId]);
+    empty.close();
+    // A client that lost the connection before that event resumes from its first connection.
+    const resumed = await openStream(quiet.key, { lastEventId: beforeFirstEventId });
+    expect((await resumed.next()).id).toBe(first?.eventId as string);
+    resumed.close();
+  });
+});
+
+describe("an open stream outlives neither its key nor its account's access (spec 3)", () => {
+  /** Reads until the stream ends; the last message must be stream.closed with this error. */
+  async function expectClosedWith(stream: Awaited<ReturnType<typeof openStream>>, code: string) {
+    const started = Date.now();
+    let last: SseMessage | undefined;
+    try {
+      for (;;) last = await stream.next();
+    } catch (error) {
+      expect((error as Error).message).toBe("the stream ended");
+    }
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(last?.event).toBe("stream.closed");
+    expect(JSON.parse(last?.data ?? "{}").error.code).toBe(code);
+  }
+
+  test("revoking the key ends the stream promptly with stream.closed naming invalid_api_key", async () => {
+    const tenant = await api.addTenant("revoked-stream@example.com");
+    const stream = await openStream(tenant.key);
+    await revokeApiKey(api.services.db, api.clock, tenant.keyId);
+    await raise(tenant); // not sent: the key is checked before the read
+    await expectClosedWith(stream, "invalid_api_key");
+  });
+
+  test("disabling the account ends it with user_inactive; a lapsed subscription with subscription_lapsed", async () => {
+    const disabled = await api.addTenant("disabled-stream@example.com");
+    const one = await openStream(disabled.key);
+    await updateServiceAccount(api.services.db, api.clock, disabled.accountId, { disabled: true });
+    await expectClosedWith(one, "user_inactive");
+    const lapsed = await api.addTenant("lapsed-stream@example.com");
+    const two = await openStream(lapsed.key);
+    await updateServiceAccount(api.services.db, api.clock, lapsed.accountId, {
+      status: "lapsed",
+      subscriptionStatus: "canceled",
+    });
+    await expectClosedWith(two, "subscription_lapsed");
   });
 });
 

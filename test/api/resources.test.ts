@@ -130,6 +130,7 @@ describe("GET /v1/connections", () => {
       created_at: "2026-01-15T09:00:00.000Z",
       last_synced_at: "2026-01-15T09:00:00.000Z",
       error: null,
+      notice: null,
     });
     const one = await (await api.get(`/v1/connections/${failing}`, tenant.key)).json();
     expect(one).toMatchObject({
@@ -138,6 +139,21 @@ describe("GET /v1/connections", () => {
       last_synced_at: null,
       error: "The bank refused the credentials.",
     });
+  });
+
+  test("notice: the bank's message and what the last sync skipped, served beside a linked status", async () => {
+    const tenant = await api.addTenant("notice@example.com");
+    const text = "Data for Other Bank may be delayed. 1 account without an identifier was skipped";
+    await api.services.db.write((tx) =>
+      tx
+        .update(connections)
+        .set({ notice: text })
+        .where(eq(connections.id, tenant.bank.connectionId)),
+    );
+    const one = (await (
+      await api.get(`/v1/connections/${tenant.bank.connectionId}`, tenant.key)
+    ).json()) as { status: string; notice: string | null };
+    expect(one).toMatchObject({ status: "linked", notice: text });
   });
 
   test("a status change is visible on the next read", async () => {

@@ -1,7 +1,7 @@
-// Unit tests of the read API's rules: the date window and the per-key rate limit.
+// Unit tests of the read API's rules: the date window and the per-account rate limit.
 import { describe, expect, test } from "bun:test";
 import { resolveDateWindow, windowDays } from "../../src/api/date-window.ts";
-import { createKeyRateLimiter, rateLimitHeaders } from "../../src/api/rate-limit.ts";
+import { createLocalRateLimiter, rateLimitHeaders } from "../../src/api/rate-limit.ts";
 import { ApiError } from "../../src/http/errors.ts";
 import { createFakeClock } from "../support/fake-clock.ts";
 
@@ -50,10 +50,10 @@ describe("transactions date window", () => {
   });
 });
 
-describe("per-key rate limit (fixed one-minute windows)", () => {
-  test("counts each key separately and refuses beyond the limit until the window ends", () => {
+describe("per-account rate limit (fixed one-minute windows)", () => {
+  test("counts each account separately and refuses beyond the limit until the window ends", () => {
     const clock = createFakeClock("2026-01-15T09:00:45.000Z");
-    const limiter = createKeyRateLimiter(clock, 2);
+    const limiter = createLocalRateLimiter(clock, 2);
     expect(limiter.consume("a")).toEqual({
       allowed: true,
       limit: 2,
@@ -79,7 +79,7 @@ describe("per-key rate limit (fixed one-minute windows)", () => {
 
   test("Retry-After is never 0 within the last fraction of a second", () => {
     const clock = createFakeClock("2026-01-15T09:00:59.900Z");
-    const limiter = createKeyRateLimiter(clock, 1);
+    const limiter = createLocalRateLimiter(clock, 1);
     limiter.consume("a");
     expect(limiter.consume("a").resetSeconds).toBe(1);
   });

@@ -1,7 +1,14 @@
-// The read-API rate limit across processes on one database (issue 16): each process decides in
-// memory and shares its counts every sync, so N processes do not multiply a key's limit by N.
+// The read-API rate limit of an account across processes on one database (shared-rate-limit.ts),
+// on this run's engine: two stores stand for two processes. Allowance is reserved from the
+// database before it is used, so the processes together never answer more than the limit,
+// however fast the requests come.
 import { afterAll, describe, expect, test } from "bun:test";
-import { createSharedKeyRateLimiter } from "../../src/api/shared-rate-limit.ts";
+import type { RateLimitDecision } from "../../src/api/rate-limit.ts";
+import {
+  createSharedRateLimiter,
+  maxBatchFor,
+  type SharedRateLimiter,
+} from "../../src/api/shared-rate-limit.ts";
 import { openDatabase } from "../../src/db/open.ts";
 import { createFakeClock } from "../support/fake-clock.ts";
 import { createTestServices } from "../support/services.ts";
@@ -14,78 +21,87 @@ afterAll(async () => {
   await services.database.close();
 });
 
-function limiter(db: typeof services.db) {
-  const shared = createSharedKeyRateLimiter(
-    { db, clock, isOpen: () => true, onSyncError: (error) => console.error(error) },
-    5,
-    3_600_000, // synced by hand below
+function limiter(db: typeof services.db, limit: number): SharedRateLimiter {
+  const shared = createSharedRateLimiter(
+    { db, clock, isOpen: () => true, onError: (error) => console.error(error) },
+    limit,
+    { schedule: false },
   );
   afterAll(() => shared.close());
   return shared;
 }
 
-describe("the read-API rate limit shared through the database", () => {
-  test("uses counted by one process are refused by another after a sync; totals add up across processes", async () => {
+async function allowedOf(decisions: (RateLimitDecision | Promise<RateLimitDecision>)[]) {
+  return (await Promise.all(decisions)).filter((d) => d.allowed).length;
+}
+
+describe("the read-API rate limit of an account, held across processes", () => {
+  test("60 requests fired at once at two processes against a limit of 30: exactly 30 allowed", async () => {
     clock.set("2026-11-25T10:00:05.000Z");
-    const a = limiter(services.db);
-    const b = limiter(other.db);
-    for (let i = 0; i < 3; i++) expect(a.consume("key-1").allowed).toBe(true);
-    expect(b.consume("key-1").allowed).toBe(true);
-    await a.sync();
-    await b.sync(); // b learns the total after a added its uses
-    // 4 used in all: one more is allowed anywhere, then every process refuses.
-    expect(b.consume("key-1")).toMatchObject({ allowed: true, remaining: 0 });
-    await b.sync();
-    await a.sync();
-    expect(a.consume("key-1").allowed).toBe(false);
-    expect(b.consume("key-1").allowed).toBe(false);
-    // Another key and the next minute are counted afresh.
-    expect(a.consume("key-2").allowed).toBe(true);
+    const a = limiter(services.db, 30);
+    const b = limiter(other.db, 30);
+    const decisions = [];
+    for (let i = 0; i < 30; i++) decisions.push(a.consume("account-1"), b.consume("account-1"));
+    expect(await allowedOf(decisions)).toBe(30);
+    // Once a process has found the allowance all reserved, it refuses in memory for a while.
+    expect(await a.consume("account-1")).toMatchObject({ allowed: false, resetSeconds: 55 });
+    expect(a.consume("account-1")).toMatchObject({ allowed: false, resetSeconds: 55 });
+    // Another account and the next minute are counted afresh.
+    expect(await allowedOf([a.consume("account-2")])).toBe(1);
     clock.set("2026-11-25T10:01:00.000Z");
-    expect(a.consume("key-1").allowed).toBe(true);
+    expect(await allowedOf([b.consume("account-1")])).toBe(1);
   });
 
-  test("a sync that fails keeps its uses for the next one", async () => {
+  test("with batches (limit 600): 1,000 at once at two processes never exceed the limit, and leave at most one batch per process unused", async () => {
     clock.set("2026-11-25T11:00:05.000Z");
-    let open = false;
-    const c = createSharedKeyRateLimiter(
-      { db: services.db, clock, isOpen: () => open, onSyncError: () => undefined },
-      5,
-      3_600_000,
-    );
-    afterAll(() => c.close());
-    for (let i = 0; i < 5; i++) c.consume("key-3");
-    await c.sync(); // the database is "closed": nothing written, nothing lost
-    open = true;
-    await c.sync();
-    const d = limiter(other.db);
-    d.consume("key-3"); // unknown here until d syncs
-    await d.sync();
-    expect(d.consume("key-3").allowed).toBe(false);
+    const a = limiter(services.db, 600);
+    const b = limiter(other.db, 600);
+    const decisions = [];
+    for (let i = 0; i < 500; i++) decisions.push(a.consume("account-3"), b.consume("account-3"));
+    const allowed = await allowedOf(decisions);
+    expect(allowed).toBeLessThanOrEqual(600);
+    expect(allowed).toBeGreaterThanOrEqual(600 - 2 * maxBatchFor(600));
   });
 
-  test("uses on their way to the database still count while the sync runs (no second chance in that gap)", async () => {
+  test("while a batch is held, a request is decided in memory (no promise, no database)", async () => {
     clock.set("2026-11-25T12:00:05.000Z");
-    let letWriteRun = () => {};
-    const writeMayRun = new Promise<void>((resolve) => {
-      letWriteRun = resolve;
-    });
-    const slowDb = {
-      ...services.db,
-      write: async (work: Parameters<typeof services.db.write>[0]) => {
-        await writeMayRun;
-        return services.db.write(work);
-      },
-    } as typeof services.db;
-    const e = limiter(slowDb);
-    const remaining = [e.consume("key-4").remaining, e.consume("key-4").remaining];
-    const syncing = e.sync();
-    // The two uses are in flight now: the next ones still see them.
-    remaining.push(e.consume("key-4").remaining);
-    letWriteRun();
-    await syncing;
-    remaining.push(e.consume("key-4").remaining, e.consume("key-4").remaining);
-    expect(remaining).toEqual([4, 3, 2, 1, 0]);
-    expect(e.consume("key-4").allowed).toBe(false);
+    const a = limiter(services.db, 600);
+    // Batches double from 1 while the account is used; each reservation is awaited once.
+    let sync = 0;
+    for (let i = 0; i < 100; i++) {
+      const decided = a.consume("account-4");
+      if (decided instanceof Promise) await decided;
+      else sync++;
+    }
+    expect(sync).toBeGreaterThan(80);
+  });
+
+  test("what an idle process holds unused is given back for the others", async () => {
+    clock.set("2026-11-25T13:00:05.000Z");
+    const a = limiter(services.db, 100); // batches of up to 2
+    const b = limiter(other.db, 100);
+    for (let i = 0; i < 10; i++) await a.consume("account-5");
+    const held = 100 - 10;
+    let allowedB = 0;
+    for (let i = 0; i < held; i++) if ((await b.consume("account-5")).allowed) allowedB++;
+    expect(allowedB).toBeLessThan(held); // a still holds some
+    clock.advance(1_000);
+    await a.returnIdle();
+    clock.advance(1_000); // b asks the database again
+    for (let i = allowedB; i < held; i++) expect((await b.consume("account-5")).allowed).toBe(true);
+    expect((await b.consume("account-5")).allowed).toBe(false);
+  });
+
+  test("while the database cannot be reached, each process decides alone (at most the limit)", async () => {
+    clock.set("2026-11-25T14:00:05.000Z");
+    const errors: unknown[] = [];
+    const c = createSharedRateLimiter(
+      { db: services.db, clock, isOpen: () => false, onError: (error) => errors.push(error) },
+      3,
+      { schedule: false },
+    );
+    const allowed = await allowedOf(Array.from({ length: 5 }, () => c.consume("account-6")));
+    expect(allowed).toBe(3);
+    expect(errors.length).toBeGreaterThan(0);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { openDatabase } from "../../src/db/open.ts";
 import { installedDir, runSvc } from "../support/cli.ts";
 import { engineEnvFor } from "../support/engine.ts";
@@ -211,5 +211,35 @@ describe("svc import", () => {
     const missing = await f.svc("import", "--account", f.accountId, "nope.json");
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("nope.json: cannot be read");
+  });
+
+  test("svc connections list shows each connection's notice; --json carries it as notice", async () => {
+    const f = await fixture();
+    const connection = (
+      await f.svc("sandbox", "connect", "--account", f.accountId, "--json")
+    ).json<ConnectionJson>();
+    const text = "1 account without an identifier was skipped";
+    const env = await engineEnvFor(f.cwd);
+    const database = openDatabase({
+      dataDir: join(f.cwd, "data"),
+      databaseUrl: env.SVC_DATABASE_URL,
+    });
+    try {
+      await database.db.write((tx) =>
+        tx
+          .update(tx.t.connections)
+          .set({ notice: text })
+          .where(eq(tx.t.connections.id, connection.id)),
+      );
+    } finally {
+      await database.close();
+    }
+    const human = await f.svc("connections", "list", "--account", f.accountId);
+    expect(human.stdout).toContain("NOTICE");
+    expect(human.stdout).toContain(text);
+    const listed = await f.svc("connections", "list", "--account", f.accountId, "--json");
+    expect(listed.json<{ id: string; notice: string | null }[]>()).toEqual([
+      expect.objectContaining({ id: connection.id, notice: text }),
+    ]);
   });
 });

@@ -38,7 +38,7 @@ const alive = (pid: number) => {
 };
 
 describe("processes that are gone (kill -9) give up their leases at once", () => {
-  test("a live process's leases stay; once it is gone, another process makes them due now and removes it", async () => {
+  test("a live process's leases stay; once it is gone, another process makes them due now, frees its stream places and removes it", async () => {
     const s = await createWebhookSetup();
     cleanups.push(() => s.close());
     const db = s.services.db;
@@ -78,6 +78,16 @@ describe("processes that are gone (kill -9) give up their leases at once", () =>
       holder: other.id,
     });
     expect(claimed).toHaveLength(2);
+    // And an event stream it holds open (a place of the account's cap).
+    const { eventStreams } = db.t;
+    await db.write((tx) =>
+      tx.insert(eventStreams).values({
+        id: crypto.randomUUID(),
+        serviceAccountId: s.accountId,
+        processId: other.id,
+        openedAt: now,
+      }),
+    );
 
     const self = await startProcessRegistry({ ...registryOptions, database: s.services.database });
     cleanups.push(() => self.stop());
@@ -100,6 +110,7 @@ describe("processes that are gone (kill -9) give up their leases at once", () =>
     }
     expect(await self.sweep()).toEqual([other.id]);
     expect(await leased()).toBe(0);
+    expect(await db.select().from(eventStreams)).toEqual([]);
     const due = (await db.select().from(deliveries)).filter((d) => d.status === "pending");
     expect(due.map((d) => d.nextAttemptAt?.getTime())).toEqual([now.getTime(), now.getTime()]);
     // And they can be claimed again at once, within the endpoint's cap.

@@ -2,8 +2,8 @@
 // PostgreSQL three `svc serve` instances, on SQLite `svc serve --workers 3`. A burst of events
 // written by another process is delivered to an HTTPS receiver exactly once each; then one
 // serving process is killed with SIGKILL mid-load, and every event is still delivered, with
-// duplicates only for attempts that were under way on the killed process (re-sent after their
-// lease ran out).
+// duplicates only for attempts that were under way on the killed process (taken over by the
+// others as soon as they see it gone).
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -111,7 +111,7 @@ describe(`three serving processes on one ${testEngine} database`, () => {
         victim = Number(children.trim().split(/\s+/)[0]);
       }
       process.kill(victim, "SIGKILL");
-      // Its claims come back once their 20 s lease has run out.
+      // Its claims come back at once: the other processes see it gone (src/cluster/processes.ts).
       await waitUntil(
         () => received.size === burst + secondBurst,
         "every event of the second burst",

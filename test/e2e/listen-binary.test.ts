@@ -188,7 +188,10 @@ test("svc listen stops with exit 0 on SIGTERM and prints the same secret on its 
       try {
         await until("the connection", () => err().includes("connected to"));
         secrets.push(/Signing secret: (whsec_[A-Za-z0-9_-]{43})/.exec(err())?.[1] ?? "");
-        expect(err()).toContain(join(home, "config", "svc", "listen-secret"));
+        const port = new URL(server.baseUrl).port;
+        expect(err()).toContain(
+          join(home, "config", "svc", "listen-secrets", `http-127.0.0.1-${port}`),
+        );
         listen.kill("SIGTERM");
         expect(await listen.exited).toBe(0);
         await captured.drained;

@@ -5,6 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
+import { createServiceAccount } from "../../src/accounts/service-accounts.ts";
 import { loadConfig } from "../../src/config.ts";
 import { silentLogger } from "../../src/log.ts";
 import { openServices } from "../../src/services.ts";
@@ -12,6 +13,14 @@ import { compiledBinary, runBinary, startBinary } from "../support/binary.ts";
 import { startEnableBankingStub } from "../support/enable-banking-stub.ts";
 import { engineEnvFor } from "../support/engine.ts";
 import { createTestPki } from "../support/pki.ts";
+import { portalClient, testPassword } from "../support/portal.ts";
+import {
+  defaultEbAccount,
+  defaultEbBalances,
+  enableBankingShapes,
+  movedToDay,
+  simplefinShape,
+} from "../support/provider-fixtures.ts";
 import { startSimplefinStub } from "../support/simplefin-stub.ts";
 import { makeTempDir } from "../support/temp.ts";
 
@@ -190,6 +199,193 @@ describe("real banks through the compiled binary", () => {
       for (const secret of [ebSessionId, ...sf.issued.map((u) => new URL(u).password)]) {
         expect(logs).not.toContain(secret);
       }
+    } finally {
+      await writer.database.close();
+      await server.stop();
+      eb.stop();
+      sf.stop();
+    }
+  }, 240_000);
+
+  test("the documented provider shapes: link and sync through the HTTPS stubs, the connection stays linked, ids stay one per transaction", async () => {
+    const binary = await compiledBinary();
+    const pki = await createTestPki();
+    const eb = await startEnableBankingStub({ pki });
+    const sf = await startSimplefinStub(pki);
+    const today = new Date().toISOString().slice(0, 10);
+    // One account per Enable Banking shape, in one session; the shape's name is the account's
+    // name where the shape does not test names.
+    const sessionAccounts: unknown[] = [];
+    const byUid = new Map<string, { balances: unknown; reads: unknown[][] }>();
+    for (const fixture of enableBankingShapes) {
+      const shape = movedToDay(fixture, today);
+      const accounts = shape.session_accounts ?? [{ ...defaultEbAccount, name: shape.shape }];
+      for (const [i, a] of accounts.entries()) {
+        // An account without uid stays without one (it is skipped, and told in the notice).
+        const uid = a.uid ? `${shape.shape}-${i}` : undefined;
+        sessionAccounts.push(uid ? { ...a, uid } : a);
+        if (uid)
+          byUid.set(uid, {
+            balances: shape.balances ?? defaultEbBalances,
+            reads: shape.reads as unknown[][],
+          });
+      }
+    }
+    eb.verbatim = { sessionAccounts, byUid };
+    const sfShape = (name: string, read = 0) => movedToDay(simplefinShape(name), today).reads[read];
+    sf.verbatim.push(
+      sfShape("v2-errlist"),
+      sfShape("errors-with-accounts"),
+      sfShape("credit-card-negative-balance"),
+    );
+    const cwd = makeTempDir("svc-real-shapes");
+    const env = {
+      SVC_UNSAFE_ALLOW_PRIVATE_TARGETS: "true",
+      SVC_PROVIDER_CA_FILE: pki.caFile,
+      SVC_ENABLE_BANKING_APPLICATION_ID: eb.applicationId,
+      SVC_ENABLE_BANKING_KEY_FILE: eb.keyFile,
+      SVC_ENABLE_BANKING_API_URL: eb.url,
+    };
+    const svc = async (...argv: string[]) => {
+      const run = await runBinary(binary, [...argv, "--json"], cwd, env);
+      return { ...run, json: <T>() => JSON.parse(run.stdout) as T };
+    };
+    const server = await startBinary(binary, { cwd, env });
+    const writer = await openServices(
+      loadConfig({ env: await engineEnvFor(cwd), cwd, flags: { dataDir: join(cwd, "data") } }),
+      { log: silentLogger },
+    );
+    const budgetPassed = (connectionId: string) =>
+      writer.db.write((tx) =>
+        tx
+          .update(tx.t.connections)
+          .set({ nextPullAt: null })
+          .where(eq(tx.t.connections.id, connectionId)),
+      );
+    try {
+      // The owner signs in: the link started from the CLI is finished by the owner's browser.
+      const owner = await createServiceAccount(writer.db, writer.clock, {
+        email: "shapes@example.com",
+        password: testPassword,
+      });
+      const account = owner.account.id;
+      const portal = portalClient(server.baseUrl);
+      await portal.request("POST", "/session", {
+        email: "shapes@example.com",
+        password: testPassword,
+      });
+      const key = (await svc("keys", "create", "--account", account)).json<{ key: string }>().key;
+      const api = async <T>(path: string) =>
+        (await (
+          await fetch(`${server.baseUrl}/v1${path}`, {
+            headers: { Authorization: `Bearer ${key}` },
+          })
+        ).json()) as T;
+      type Connection = { id: string; status: string; notice: string | null };
+      const connectionsNow = async () =>
+        (await svc("connections", "list", "--account", account)).json<Connection[]>();
+
+      // Enable Banking: the session lists every shape's accounts; the link's first sync reads 0.
+      const started = (
+        await svc(
+          "connect",
+          "enable-banking",
+          "--account",
+          account,
+          "--country",
+          "FI",
+          "--bank",
+          "Stub Bank",
+        )
+      ).json<{ connection_id: string; url: string }>();
+      const authorizationId = new URL(started.url).searchParams.get("id") ?? "";
+      const page = await fetch(
+        `${server.baseUrl}/connect/callback?state=${encodeURIComponent(eb.lastState)}&code=${eb.approve(authorizationId)}`,
+        { headers: { Cookie: portal.cookie ?? "" } },
+      );
+      expect(page.status).toBe(200);
+      const ebId = started.connection_id;
+      for (const read of [1, 2]) {
+        eb.verbatimRead = read;
+        await budgetPassed(ebId);
+        const synced = await svc("sync", "--connection", ebId);
+        expect(synced.json<{ outcome: string; status: string }>()).toMatchObject({
+          outcome: "succeeded",
+          status: "linked",
+        });
+      }
+      const ebConnection = (await connectionsNow()).find((c) => c.id === ebId);
+      expect(ebConnection?.status).toBe("linked");
+      expect(ebConnection?.notice).toContain("1 account without an identifier was skipped");
+
+      const accounts = (
+        await api<{ data: { account_id: string; name: string }[] }>("/accounts?limit=100")
+      ).data;
+      const idOf = (name: string) => accounts.find((a) => a.name === name)?.account_id ?? "";
+      const rows = async (name: string) =>
+        (
+          await api<{ data: { transaction_id: string; status: string; amount: string }[] }>(
+            `/accounts/${idOf(name)}/transactions?include_pending=true&limit=500`,
+          )
+        ).data;
+      // Overdrafts and card debt are negative decimal strings.
+      expect(
+        (await api<{ current: string }>(`/accounts/${idOf("overdraft-balance")}/balance`)).current,
+      ).toBe("-245.67");
+      expect(
+        (await api<{ current: string }>(`/accounts/${idOf("Visa Platinum")}/balance`)).current,
+      ).toBe("-1318.20");
+      // One transaction_id per real transaction across three reads.
+      const counts = {
+        "entry-reference-zero": 4,
+        "two-coffees": 3,
+        "transaction-id-churn": 2,
+        "entry-reference-renumbering": 3,
+        "pending-to-booked": 1,
+        "pending-dropped": 1,
+      };
+      for (const [name, count] of Object.entries(counts)) {
+        const listed = await rows(name);
+        expect({ name, count: listed.length }).toEqual({ name, count });
+        expect(new Set(listed.map((t) => t.transaction_id)).size).toBe(listed.length);
+      }
+      expect((await rows("transaction-id-churn")).map((t) => t.amount).sort()).toEqual([
+        "-1200.00",
+        "-4.99",
+      ]);
+      expect((await rows("pending-to-booked")).map((t) => t.status)).toEqual(["booked"]);
+
+      // SimpleFIN: a version 2 answer links; errors beside accounts are the notice, cut to host.
+      const sfLinked = await svc(
+        "connect",
+        "simplefin",
+        "--account",
+        account,
+        "--setup-token",
+        sf.setupToken(),
+      );
+      const sfId = sfLinked.json<{ connection_id: string }>().connection_id;
+      expect((await connectionsNow()).find((c) => c.id === sfId)).toMatchObject({
+        status: "linked",
+        notice: "Authentication required for My Bank - Jeff; Data for Other Bank may be delayed",
+      });
+      await budgetPassed(sfId);
+      await svc("sync", "--connection", sfId);
+      const sfNotice = (await connectionsNow()).find((c) => c.id === sfId);
+      expect(sfNotice?.status).toBe("linked");
+      expect(sfNotice?.notice).toContain("https://bridge.simplefin.org");
+      expect(sfNotice?.notice).not.toContain("pa55");
+      await budgetPassed(sfId);
+      await svc("sync", "--connection", sfId);
+      const visa = (
+        await api<{ data: { account_id: string; name: string }[] }>("/accounts?limit=100")
+      ).data.find((a) => a.name === "Rewards Visa");
+      expect(
+        (await api<{ current: string }>(`/accounts/${visa?.account_id}/balance`)).current,
+      ).toBe("-842.17");
+      expect(
+        sf.calls.filter((c) => c.includes("/accounts?")).every((c) => c.includes("version=1")),
+      ).toBe(true);
     } finally {
       await writer.database.close();
       await server.stop();

@@ -22,6 +22,30 @@ describe("svc listen flags (issue 18)", () => {
     }
   });
 
+  test("a plain http:// --api-url to another machine exits 2 before the key is sent; loopback and https pass the check", async () => {
+    const target = ["--api-key-file", keyFile, "--forward-to", "http://127.0.0.1:2/"];
+    for (const apiUrl of [
+      "http://svc.example.com",
+      "http://10.0.0.5:8080",
+      "http://[2001:db8::1]",
+    ]) {
+      const run = await runSvc(["listen", "--api-url", apiUrl, ...target], { cwd, env });
+      expect({ apiUrl, code: run.code }).toEqual({ apiUrl, code: 2 });
+      expect(run.stderr).toContain("--api-url must be https://");
+    }
+    // These get past the flags: the connection then fails (nothing listens there), which listen
+    // retries until the stop signal; exit 0.
+    for (const apiUrl of ["http://localhost:1", "http://[::1]:1", "https://svc.example.invalid"]) {
+      const run = await runSvc(["listen", "--api-url", apiUrl, ...target], {
+        cwd,
+        env,
+        stopAfterMs: 300,
+      });
+      expect({ apiUrl, code: run.code }).toEqual({ apiUrl, code: 0 });
+      expect(run.stderr).toContain("Signing secret");
+    }
+  });
+
   test("a missing --api-key-file exits 2, as does an unreadable one", async () => {
     const missing = await runSvc([...base, "--forward-to", "http://127.0.0.1:2/"], { cwd, env });
     expect(missing.code).toBe(2);

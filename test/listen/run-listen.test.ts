@@ -107,4 +107,54 @@ describe("runListen reconnects and resumes (issue 18)", () => {
     );
     expect(stop.signal.aborted).toBe(true);
   });
+
+  test("before any event, a reconnect resumes from the stream's starting position; an event id is forwarded once however often it is sent; stream.closed ends it with the reason", async () => {
+    forwarded.length = 0;
+    const start = "0193aa00-0000-7000-8000-000000000000";
+    const event = (id: string) =>
+      `id: ${id}\nevent: account.balance.updated\ndata: {"id":"${id}"}\n\n`;
+    const answers: (() => Response)[] = [
+      // Connected, told where it starts, then dropped before any event.
+      () => sseResponse(`: connected\nid: ${start}\n\n`),
+      () => sseResponse(`: connected\nid: ${start}\n\n${event("e1")}${event("e1")}`),
+      () => sseResponse(`: connected\nid: e1\n\n${event("e1")}${event("e2")}`),
+      () =>
+        sseResponse(
+          `: connected\nid: e2\n\nevent: stream.closed\ndata: {"error":{"code":"invalid_api_key","message":"This API key was revoked."}}\n\n`,
+        ),
+    ];
+    const lastEventIds: (string | null)[] = [];
+    const lines: string[] = [];
+    const run = runListen(
+      {
+        apiUrl: new URL("http://127.0.0.1:1"),
+        apiKey: "svk_key",
+        forwardTo: new URL(`http://127.0.0.1:${receiver.port}/hook`),
+        types: [],
+        secret: `whsec_${"s".repeat(43)}`,
+      },
+      {
+        now: () => new Date("2026-01-01T00:00:00Z"),
+        onForwarded: (forwardedEvent) => lines.push(forwardedEvent.id),
+        notice: () => {},
+        signal: new AbortController().signal,
+        fetch: (async (_input: URL | string, init?: RequestInit) => {
+          lastEventIds.push(new Headers(init?.headers).get("Last-Event-ID"));
+          const answer = answers.shift();
+          if (!answer) throw new Error("unexpected request");
+          return answer();
+        }) as typeof fetch,
+        delayMs: () => 0,
+      },
+    );
+    const refusal = await run.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refusal).toBeInstanceOf(ListenRefused);
+    expect((refusal as Error).message).toContain("This API key was revoked. (invalid_api_key)");
+    expect(lastEventIds).toEqual([null, start, "e1", "e2"]);
+    expect(lines).toEqual(["e1", "e2"]);
+    expect(forwarded).toEqual(['{"id":"e1"}', '{"id":"e2"}']);
+  });
 });

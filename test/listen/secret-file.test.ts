@@ -35,11 +35,27 @@ describe("listen secret file (issue 18)", () => {
     expect(readFileSync(path, "utf8")).toBe("nonsense\n");
   });
 
-  test("the path is SVC_LISTEN_SECRET_FILE, else XDG_CONFIG_HOME/svc, else ~/.config/svc", () => {
-    expect(listenSecretPath({ SVC_LISTEN_SECRET_FILE: "/x/s", XDG_CONFIG_HOME: "/c" })).toBe(
+  test("the path is SVC_LISTEN_SECRET_FILE, else one file per server under XDG_CONFIG_HOME/svc or ~/.config/svc", () => {
+    const api = new URL("https://svc.example.com/base/");
+    expect(listenSecretPath({ SVC_LISTEN_SECRET_FILE: "/x/s", XDG_CONFIG_HOME: "/c" }, api)).toBe(
       "/x/s",
     );
-    expect(listenSecretPath({ XDG_CONFIG_HOME: "/c", HOME: "/h" })).toBe("/c/svc/listen-secret");
-    expect(listenSecretPath({ HOME: "/h" })).toBe("/h/.config/svc/listen-secret");
+    expect(listenSecretPath({ XDG_CONFIG_HOME: "/c", HOME: "/h" }, api)).toBe(
+      "/c/svc/listen-secrets/https-svc.example.com-443",
+    );
+    expect(listenSecretPath({ HOME: "/h" }, new URL("http://[::1]:8080"))).toBe(
+      "/h/.config/svc/listen-secrets/http-__1-8080",
+    );
+  });
+
+  test("two servers get two different secrets; the same server (any path) the same one", () => {
+    const env = { XDG_CONFIG_HOME: makeTempDir() };
+    const secretOf = (url: string) =>
+      loadOrCreateListenSecret(listenSecretPath(env, new URL(url))).secret;
+    const first = secretOf("http://127.0.0.1:8080");
+    expect(secretOf("http://127.0.0.1:8080/")).toBe(first);
+    expect(secretOf("http://127.0.0.1:9090")).not.toBe(first);
+    expect(secretOf("https://svc.example.com")).not.toBe(first);
+    expect(secretOf("https://svc.example.com/base")).toBe(secretOf("https://svc.example.com:443"));
   });
 });

@@ -33,8 +33,11 @@ describe("SSE parser", () => {
     ]);
   });
 
-  test("a blank line without data dispatches nothing", () => {
+  test("a blank line without data dispatches no event; an id without data is a position", () => {
     const parser = createSseParser();
-    expect(parser.push("id: a\n\n")).toEqual([]);
+    expect(parser.push("event: x\n\n")).toEqual([]);
+    expect(parser.push(": connected\nid: a\n\n")).toEqual([
+      { id: "a", event: "", data: "", positionOnly: true },
+    ]);
   });
 });

@@ -1,6 +1,7 @@
 // Portal connections over real HTTP: connect the sandbox bank, statuses, accounts with
 // balances, "Sync now" (the provider's minimum interval applies), scoped to the account.
 import { afterAll, describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
 import { sandboxMinIntervalMs } from "../../src/banking/sandbox/provider.ts";
 import { insertConnection } from "../support/bank-fixtures.ts";
 import { createFakeClock } from "../support/fake-clock.ts";
@@ -72,6 +73,24 @@ describe("portal: connections", () => {
     }
     // The full account number never reaches the portal.
     expect(JSON.stringify(after)).not.toMatch(/iban/i);
+  });
+
+  test("each connection carries its notice (the bank's message, what the last sync skipped)", async () => {
+    const { client } = await signedInOwner(services, server.baseUrl);
+    const connected = await client.json<{ id: string }>("POST", "/connections/sandbox", {
+      seed: 7,
+    });
+    const text = "Data for Other Bank may be delayed";
+    await services.db.write((tx) =>
+      tx
+        .update(tx.t.connections)
+        .set({ notice: text })
+        .where(eq(tx.t.connections.id, connected.body.id)),
+    );
+    const [listed] = (
+      await client.json<{ data: { id: string; notice: string | null }[] }>("GET", "/connections")
+    ).body.data;
+    expect(listed).toMatchObject({ id: connected.body.id, notice: text });
   });
 
   test("Sync now within the provider's minimum interval answers when the next sync is allowed", async () => {

@@ -44,6 +44,13 @@ export async function runBinary(
   return { stdout, stderr, code };
 }
 
+/** Runs a CLI command of the binary with --json; its parsed output, or an error with stderr. */
+export async function runBinaryJson(binary: string, args: string[], cwd: string) {
+  const run = await runBinary(binary, [...args, "--json"], cwd);
+  if (run.code !== 0) throw new Error(`svc ${args.join(" ")} failed: ${run.stderr}`);
+  return JSON.parse(run.stdout);
+}
+
 export interface CapturedProcess {
   process: Bun.Subprocess<"ignore", "pipe", "pipe">;
   /** Everything the process wrote so far. */

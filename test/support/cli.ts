@@ -16,6 +16,8 @@ export interface CliRunOptions {
   env?: Record<string, string | undefined>;
   interactive?: boolean;
   clock?: Clock;
+  /** Sends the stop signal (Ctrl-C) after this long; never when absent. */
+  stopAfterMs?: number;
 }
 
 /** Runs `svc ...` in-process with captured output. */
@@ -33,7 +35,10 @@ export async function runSvc(argv: string[], options: CliRunOptions): Promise<Cl
     cwd: options.cwd,
     interactive: options.interactive ?? false,
     ...(options.clock ? { clock: options.clock } : {}),
-    untilStopSignal: () => new Promise(() => {}),
+    untilStopSignal: () =>
+      options.stopAfterMs === undefined
+        ? new Promise(() => {})
+        : Bun.sleep(options.stopAfterMs).then(() => "SIGINT"),
   };
   const code = await runCli(argv, io);
   return {

@@ -56,6 +56,16 @@ export interface EnableBankingStub {
   /** The `state` of the last authorisation started (what the bank's redirect carries back). */
   lastState: string;
   sessions: Map<string, { status: string; deleted: boolean }>;
+  /**
+   * Answers served verbatim instead of `accounts` (test/fixtures/providers): the session's
+   * accounts, and per account uid its balances and each read's transaction pages.
+   */
+  verbatim?: {
+    sessionAccounts: unknown[];
+    byUid: Map<string, { balances: unknown; reads: unknown[][] }>;
+  };
+  /** Which of `verbatim`'s reads the next transaction listing serves (the last one repeats). */
+  verbatimRead: number;
   stop(): void;
 }
 
@@ -118,6 +128,7 @@ export async function startEnableBankingStub(
     lastState: "",
     sessionValidUntil: new Date(nowMs() + 90 * 86_400_000).toISOString(),
     sessions: new Map(),
+    verbatimRead: 0,
     failNext(failure) {
       pendingFailure = failure;
     },
@@ -187,13 +198,15 @@ export async function startEnableBankingStub(
         stub.sessions.set(sessionId, { status: "AUTHORIZED", deleted: false });
         return json({
           session_id: sessionId,
-          accounts: stub.accounts.map((a) => ({
-            uid: a.uid,
-            account_id: { iban: a.iban },
-            name: a.name,
-            currency: a.currency,
-            cash_account_type: "CACC",
-          })),
+          accounts:
+            stub.verbatim?.sessionAccounts ??
+            stub.accounts.map((a) => ({
+              uid: a.uid,
+              account_id: { iban: a.iban },
+              name: a.name,
+              currency: a.currency,
+              cash_account_type: "CACC",
+            })),
           aspsp: { name: pending.get(authorizationId)?.bank, country: "FI" },
           access: { valid_until: stub.sessionValidUntil },
         });
@@ -213,6 +226,18 @@ export async function startEnableBankingStub(
         });
       }
       const accountMatch = /^\/accounts\/([^/]+)\/(balances|transactions)$/.exec(path);
+      const verbatim = stub.verbatim?.byUid.get(decodeURIComponent(accountMatch?.[1] ?? ""));
+      if (accountMatch && verbatim && request.method === "GET") {
+        if (accountMatch[2] === "balances") return json(verbatim.balances);
+        const pages = verbatim.reads[Math.min(stub.verbatimRead, verbatim.reads.length - 1)] ?? [];
+        // The first page, or the page after the one whose continuation_key was sent.
+        const key = url.searchParams.get("continuation_key");
+        const index = key
+          ? pages.findIndex((p) => (p as { continuation_key?: string }).continuation_key === key) +
+            1
+          : 0;
+        return json(pages[index] ?? { transactions: [], continuation_key: null });
+      }
       const account = stub.accounts.find(
         (a) => a.uid === decodeURIComponent(accountMatch?.[1] ?? ""),
       );

@@ -30,6 +30,11 @@ export interface SimplefinStub {
   accounts: SimplefinStubAccount[];
   /** Strings put in the account set's `errors` array. */
   errors: string[];
+  /**
+   * Account sets served verbatim instead of `accounts` (test/fixtures/providers), one per read;
+   * the last one repeats.
+   */
+  verbatim: unknown[];
   /** Answer the next accounts read with this HTTP status instead. */
   failNextWith(status: number): void;
   /** A fresh setup token (base64 of a one-time claim URL). */
@@ -54,6 +59,7 @@ export async function startSimplefinStub(pki?: TestPki): Promise<SimplefinStub> 
     caFile: authority.caFile,
     accounts: [],
     errors: [],
+    verbatim: [],
     claims: 0,
     issued: [],
     calls: [],
@@ -100,6 +106,8 @@ export async function startSimplefinStub(pki?: TestPki): Promise<SimplefinStub> 
           failStatus = undefined;
           return new Response("failure", { status, headers: { "retry-after": "60" } });
         }
+        if (stub.verbatim.length > 0)
+          return Response.json(stub.verbatim.length > 1 ? stub.verbatim.shift() : stub.verbatim[0]);
         const start = Number(url.searchParams.get("start-date") ?? "0");
         const withPending = url.searchParams.get("pending") === "1";
         return Response.json({

@@ -29,7 +29,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get an account */
+        /**
+         * Get an account
+         * @description One bank account of the key's service account: its name, type, currency and identifiers. An id of another service account is 404, like an unknown one.
+         */
         get: operations["getAccount"];
         put?: never;
         post?: never;
@@ -106,7 +109,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a connection */
+        /**
+         * Get a connection
+         * @description One connection of the key's service account: its institution, status and the accounts it carries. An id of another service account is 404, like an unknown one.
+         */
         get: operations["getConnection"];
         put?: never;
         post?: never;
@@ -145,7 +151,7 @@ export interface paths {
         };
         /**
          * Stream new events (Server-Sent Events)
-         * @description A `text/event-stream` of the account's events as they are written: `id:` the event id, `event:` its type, `data:` the envelope (one line). Without `Last-Event-ID` the stream starts with the next new event; with it, every event after that one is sent first, in order, once. Comment lines (`: heartbeat`) come every 15 s while idle. Opening counts as one request of the key's rate limit; at most 5 streams per account may be open on one server (429 `rate_limited` beyond). The stream ends when the server stops: reconnect with `Last-Event-ID`.
+         * @description A `text/event-stream` of the account's events as they are written: `id:` the event id, `event:` its type, `data:` the envelope (one line). Without `Last-Event-ID` the stream starts with the next new event; with it, every event after that one is sent first, in order, once. The first message is `id:` of the stream's starting position without an event (the newest event, or the nil UUID `00000000-0000-0000-0000-000000000000` when the account has none yet; as `Last-Event-ID` it means before the first event), so a client that reconnects before any event arrived still resumes from its first connection. Comment lines (`: heartbeat`) come every 5 s while idle. The key, its account and entitlement are checked again at every wake-up and heartbeat: once the key is revoked or the account refused, a last `event: stream.closed` carries the error envelope (`data: {"error":{"code":"invalid_api_key",...}}`) and the stream ends; do not reconnect with the same key. Opening counts as one request of the key's rate limit; at most 5 streams per account may be open on one server (429 `rate_limited` beyond). The stream ends when the server stops: reconnect with `Last-Event-ID`.
          */
         get: operations["streamEvents"];
         put?: never;
@@ -163,7 +169,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get an event */
+        /**
+         * Get an event
+         * @description One event of the account, the exact envelope that was signed and sent (a `webhook.verify` code masked). A receiver that got a webhook reads it here to check it. Events are kept for the retention period; an id of another account is 404, like an unknown one.
+         */
         get: operations["getEvent"];
         put?: never;
         post?: never;
@@ -509,6 +518,11 @@ export interface components {
              * @example null
              */
             error: string | null;
+            /**
+             * @description The bank's latest message to the user (for example that they must sign in at the bank again) and what the last sync left out of the bank's answer (for example "1 account without an identifier was skipped"); null when there is nothing to say. Shown even while the connection is `linked`; never a secret or URL path.
+             * @example 1 account without an identifier was skipped
+             */
+            notice: string | null;
         };
         EventList: {
             data: components["schemas"]["Event"][];
@@ -2099,7 +2113,7 @@ export interface operations {
                  * @example account.transactions.available
                  */
                 type?: string;
-                /** @description Resume after this event, for clients that cannot send the `Last-Event-ID` header on the first connection. The header wins when both are given. */
+                /** @description Resume after this event, for clients that cannot send the `Last-Event-ID` header on the first connection. The header wins when both are given. Unknown or another account's: 400 before anything is streamed. */
                 last_event_id?: string;
             };
             header?: {

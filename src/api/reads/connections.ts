@@ -14,6 +14,7 @@ export interface ConnectionView {
   created_at: string;
   last_synced_at: string | null;
   error: string | null;
+  notice: string | null;
 }
 
 export interface ConnectionReads {
@@ -40,10 +41,11 @@ export function createConnectionReads(db: Db): ConnectionReads {
     createdAt: connections.createdAt,
     lastSyncedAt: connections.lastSyncedAt,
     error: connections.error,
+    notice: connections.notice,
   };
   type ConnectionRow = Pick<
     Row<"connections">,
-    "id" | "status" | "institution" | "createdAt" | "lastSyncedAt" | "error"
+    "id" | "status" | "institution" | "createdAt" | "lastSyncedAt" | "error" | "notice"
   >;
   const owner = eq(connections.serviceAccountId, p("owner"));
   const list = db
@@ -85,6 +87,7 @@ export function createConnectionReads(db: Db): ConnectionReads {
       created_at: row.createdAt.toISOString(),
       last_synced_at: row.lastSyncedAt?.toISOString() ?? null,
       error: row.error,
+      notice: row.notice,
     }));
   };
   return {

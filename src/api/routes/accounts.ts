@@ -25,6 +25,8 @@ const getRoute = createRoute({
   operationId: "getAccount",
   tags: ["Accounts"],
   summary: "Get an account",
+  description:
+    "One bank account of the key's service account: its name, type, currency and identifiers. An id of another service account is 404, like an unknown one.",
   request: { headers: conditionalReadHeaders, query: noQuery, params: accountPathParams },
   responses: itemResponses(accountSchema, "The account."),
 });

@@ -26,6 +26,8 @@ const getRoute = createRoute({
   operationId: "getConnection",
   tags: ["Connections"],
   summary: "Get a connection",
+  description:
+    "One connection of the key's service account: its institution, status and the accounts it carries. An id of another service account is 404, like an unknown one.",
   request: { headers: conditionalReadHeaders, query: noQuery, params: connectionPathParams },
   responses: itemResponses(connectionSchema, "The connection."),
 });

@@ -41,7 +41,7 @@ const streamRoute = createRoute({
   tags: ["Events"],
   summary: "Stream new events (Server-Sent Events)",
   description:
-    "A `text/event-stream` of the account's events as they are written: `id:` the event id, `event:` its type, `data:` the envelope (one line). Without `Last-Event-ID` the stream starts with the next new event; with it, every event after that one is sent first, in order, once. Comment lines (`: heartbeat`) come every 15 s while idle. Opening counts as one request of the key's rate limit; at most 5 streams per account may be open on one server (429 `rate_limited` beyond). The stream ends when the server stops: reconnect with `Last-Event-ID`.",
+    'A `text/event-stream` of the account\'s events as they are written: `id:` the event id, `event:` its type, `data:` the envelope (one line). Without `Last-Event-ID` the stream starts with the next new event; with it, every event after that one is sent first, in order, once. The first message is `id:` of the stream\'s starting position without an event (the newest event, or the nil UUID `00000000-0000-0000-0000-000000000000` when the account has none yet; as `Last-Event-ID` it means before the first event), so a client that reconnects before any event arrived still resumes from its first connection. Comment lines (`: heartbeat`) come every 5 s while idle. The key, its account and entitlement are checked again at every wake-up and heartbeat: once the key is revoked or the account refused, a last `event: stream.closed` carries the error envelope (`data: {"error":{"code":"invalid_api_key",...}}`) and the stream ends; do not reconnect with the same key. Opening counts as one request of the account\'s rate limit; at most 5 streams per account may be open at once, on every server of the service together (429 `rate_limited` beyond). The stream ends when the server stops: reconnect with `Last-Event-ID`.',
   request: {
     query: eventStreamQuery,
     headers: z.object({
@@ -78,6 +78,8 @@ const getRoute = createRoute({
   operationId: "getEvent",
   tags: ["Events"],
   summary: "Get an event",
+  description:
+    "One event of the account, the exact envelope that was signed and sent (a `webhook.verify` code masked). A receiver that got a webhook reads it here to check it. Events are kept for the retention period; an id of another account is 404, like an unknown one.",
   request: { headers: conditionalReadHeaders, query: noQuery, params: eventPathParams },
   responses: itemResponses(eventSchema, "The event envelope."),
 });
@@ -108,6 +110,7 @@ export function registerEventRoutes(
       serviceAccountId: c.get("principal").serviceAccountId,
       types: query.type === undefined ? [] : (parseEventTypes(query.type) ?? []),
       lastEventId,
+      authorization: c.req.header("authorization"),
     }) as never;
   });
   app.openapi(getRoute, async (c) => {

@@ -90,12 +90,17 @@ describe("SimpleFIN transform", () => {
   });
 
   test("the errors array becomes an error kind for the status table", () => {
+    const v1 = (text: string) => [{ code: null, text }];
     expect(errorsToProviderError([])).toBeNull();
-    expect(errorsToProviderError(["You must reauthenticate with My Bank"])?.kind).toBe(
+    expect(errorsToProviderError(v1("You must reauthenticate with My Bank"))?.kind).toBe(
       "consent_revoked",
     );
-    expect(errorsToProviderError(["Rate limit exceeded"])?.kind).toBe("rate_limited");
-    expect(errorsToProviderError(["My Bank is not responding"])?.kind).toBe("unavailable");
+    expect(errorsToProviderError(v1("Rate limit exceeded"))?.kind).toBe("rate_limited");
+    expect(errorsToProviderError(v1("My Bank is not responding"))?.kind).toBe("unavailable");
+    // Version 2 names a connection that needs the user's sign-in by its code.
+    expect(
+      errorsToProviderError([{ code: "con.auth", text: "Authentication required" }])?.kind,
+    ).toBe("consent_revoked");
   });
 
   test("a setup token must be base64 of an https claim URL", () => {
@@ -132,7 +137,7 @@ describe("SimpleFIN client against the stub (real HTTPS)", () => {
   });
   afterAll(() => stub.stop());
 
-  test("a setup token is claimed exactly once; the access URL then reads accounts with pending", async () => {
+  test("a setup token is claimed exactly once; the access URL then reads accounts with pending, pinned to protocol version 1", async () => {
     const token = stub.setupToken();
     const accessUrl = await client.claim(token);
     expect(stub.claims).toBe(1);
@@ -142,7 +147,9 @@ describe("SimpleFIN client against the stub (real HTTPS)", () => {
     expect(stub.claims).toBe(1);
 
     const set = await client.accounts(accessUrl, new Date(1_767_000_000_000));
-    expect(stub.calls.at(-1)).toBe("GET /simplefin/accounts?start-date=1767000000&pending=1");
+    expect(stub.calls.at(-1)).toBe(
+      "GET /simplefin/accounts?start-date=1767000000&pending=1&version=1",
+    );
     const [checking] = transformAccountSet(set, "2026-01-15");
     expect(checking?.transactions.map((t) => [t.externalId, t.status])).toEqual([
       ["t1", "booked"],

@@ -198,7 +198,8 @@ export function createEnableBankingClient(deps: {
         );
         const parsed = parseEnableBanking(ebTransactionsPageSchema, raw, "transactions");
         pages.push(parsed);
-        key = parsed.continuation_key ?? undefined;
+        // An empty page may still carry a key (the bank pages by date): it is followed.
+        key = parsed.continuation_key?.trim() || undefined;
         if (!key) return pages;
         if (seen.has(key))
           throw new ProviderError("unavailable", "Enable Banking repeated a continuation key");

@@ -5,14 +5,15 @@
 import { z } from "zod";
 import type { SecretBox } from "../../../crypto/secret-box.ts";
 import type { BankProvider, ProviderConnection } from "../../provider.ts";
+import type { SkipTally } from "../../skips.ts";
 import { enableBankingBudget } from "../budget.ts";
 import { ProviderError } from "../errors.ts";
 import type { EnableBankingClient } from "./client.ts";
 import {
   ebAccountSchema,
-  transformEbAccount,
   transformEbBalance,
   transformEbTransactions,
+  usableEbAccounts,
 } from "./transform.ts";
 
 export const enableBankingStateSchema = z.object({
@@ -40,6 +41,13 @@ export function createEnableBankingProvider(deps: {
   box: SecretBox;
   now: () => Date;
 }): BankProvider {
+  // What each read skipped (the sync passes one connection object to every call of a read).
+  const skips = new WeakMap<ProviderConnection, SkipTally>();
+  const skippedBy = (connection: ProviderConnection) => {
+    const tally = skips.get(connection) ?? {};
+    skips.set(connection, tally);
+    return tally;
+  };
   return {
     name: "enable_banking",
     // Two reads (balances, transactions) per account, 4 a day: a full pull every 12 hours.
@@ -52,14 +60,22 @@ export function createEnableBankingProvider(deps: {
       return { status: session.status };
     },
     async listAccounts(connection) {
-      return parseEnableBankingState(connection.state).accounts.map(transformEbAccount);
+      const { accounts } = parseEnableBankingState(connection.state);
+      return usableEbAccounts(accounts, skippedBy(connection));
     },
     async fetchBalance(_connection, accountExternalId) {
       return transformEbBalance(await deps.client.balances(accountExternalId), deps.now());
     },
-    async fetchTransactions(_connection, accountExternalId, since) {
+    async fetchTransactions(connection, accountExternalId, since) {
       const pages = await deps.client.transactions(accountExternalId, since);
-      return transformEbTransactions(pages, deps.now().toISOString().slice(0, 10));
+      return transformEbTransactions(
+        pages,
+        deps.now().toISOString().slice(0, 10),
+        skippedBy(connection),
+      );
+    },
+    notes(connection) {
+      return { message: null, skipped: skippedBy(connection) };
     },
   };
 }

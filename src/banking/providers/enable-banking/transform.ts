@@ -1,70 +1,68 @@
-// Enable Banking's one `transform` step: its payloads (ISO 20022 / Berlin Group shaped, amounts
-// as unsigned decimal strings with a CRDT/DBIT indicator) -> our model. Amounts stay text from
-// end to end: never a float. A malformed payload is a provider failure naming the field.
-import { createHash } from "node:crypto";
+// Enable Banking's one `transform` step: its payloads (ISO 20022 / Berlin Group shaped) -> our
+// model. Everything its OpenAPI document allows is accepted (docs/providers.md "Enable
+// Banking"): signed amounts (`^-?\d+(\.\d+)?$`, overdrafts and card debt), optional uid, ids,
+// dates and parties, unknown enum values and extra fields. A row or account Svc cannot store is
+// skipped with a named reason (skips.ts), never failing the page. Amounts stay text: never a
+// float.
 import { z } from "zod";
-import {
-  type AccountRecord,
-  type AccountType,
-  type BalanceRecord,
-  parseProviderData,
-  type TransactionRecord,
-} from "../../model.ts";
-import { isCurrencyCode, normalizeAmount } from "../../money.ts";
+import { isCalendarDate } from "../../dates.ts";
+import type { AccountRecord, AccountType, BalanceRecord, TransactionRecord } from "../../model.ts";
+import { parseProviderData } from "../../model.ts";
+import { isCurrencyCode, isDecimalAmount, normalizeAmount } from "../../money.ts";
+import { providerText } from "../../provider-text.ts";
+import { addSkip, type SkipReason, type SkipTally } from "../../skips.ts";
 import { ProviderError } from "../errors.ts";
 
-const unsignedAmount = /^\d+(?:\.\d+)?$/;
-const money = z.object({
-  currency: z.string().refine(isCurrencyCode, "not an ISO 4217 currency"),
-  amount: z.string().trim().regex(unsignedAmount, "not an unsigned decimal amount"),
-});
-const date = z.iso.date();
-const name = z
-  .object({ name: z.string().trim().min(1).optional() })
-  .partial()
-  .optional();
+const loose = z.unknown();
+const money = z.object({ currency: loose, amount: loose }).partial();
+const party = z.object({ name: loose }).partial().nullish().catch(null);
 
+/** An account as the session lists it: uid, ids and even currency may be missing. */
 export const ebAccountSchema = z.object({
-  uid: z.string().min(1),
+  uid: z.string().nullish(),
   account_id: z
-    .object({ iban: z.string().optional(), masked_pan: z.string().optional() })
+    .object({ iban: z.string().nullish(), masked_pan: z.string().nullish() })
     .partial()
-    .nullish(),
-  name: z.string().trim().min(1).nullish(),
-  details: z.string().trim().min(1).nullish(),
-  product: z.string().trim().min(1).nullish(),
+    .nullish()
+    .catch(null),
+  name: z.string().nullish(),
+  details: z.string().nullish(),
+  product: z.string().nullish(),
   cash_account_type: z.string().nullish(),
-  currency: z.string().refine(isCurrencyCode, "not an ISO 4217 currency"),
+  currency: z.string().nullish(),
 });
 export type EbAccount = z.infer<typeof ebAccountSchema>;
 
 const balancesSchema = z.object({
   balances: z.array(
     z.object({
-      balance_amount: money,
-      balance_type: z.string(),
-      reference_date: date.nullish(),
-      last_change_date_time: z.iso.datetime({ offset: true }).nullish(),
+      balance_amount: money.nullish(),
+      balance_type: z.string().nullish(),
+      reference_date: z.string().nullish(),
+      last_change_date_time: z.string().nullish(),
     }),
   ),
 });
 
 const transactionSchema = z.object({
-  entry_reference: z.string().min(1).nullish(),
-  transaction_id: z.string().min(1).nullish(),
+  entry_reference: z.string().nullish(),
+  transaction_id: z.string().nullish(),
   transaction_amount: money,
-  credit_debit_indicator: z.enum(["CRDT", "DBIT"]),
-  status: z.string(),
-  booking_date: date.nullish(),
-  value_date: date.nullish(),
-  transaction_date: date.nullish(),
-  creditor: name.nullable(),
-  debtor: name.nullable(),
-  remittance_information: z.array(z.string()).nullish(),
+  credit_debit_indicator: z.string().nullish(),
+  status: z.string().nullish(),
+  booking_date: z.string().nullish(),
+  value_date: z.string().nullish(),
+  transaction_date: z.string().nullish(),
+  creditor: party,
+  debtor: party,
+  remittance_information: z.array(loose).nullish().catch(null),
 });
+export type EbTransaction = z.infer<typeof transactionSchema>;
+
+/** A page: each row is checked on its own (a malformed row is skipped, not the page). */
 export const ebTransactionsPageSchema = z.object({
-  transactions: z.array(transactionSchema),
-  continuation_key: z.string().min(1).nullish(),
+  transactions: z.array(loose).nullish(),
+  continuation_key: z.string().nullish(),
 });
 export type EbTransactionsPage = z.infer<typeof ebTransactionsPageSchema>;
 
@@ -86,112 +84,180 @@ export function parseEnableBanking<T extends z.ZodType>(
 
 const typeByCashAccountType: Record<string, AccountType> = {
   CACC: "current",
+  TRAN: "current",
   SVGS: "savings",
   CARD: "credit_card",
   LOAN: "loan",
 };
 
-export function transformEbAccount(raw: EbAccount): AccountRecord {
+/** An ISO 4217 code from a bank's text ("eur " -> "EUR"), or null. */
+function currencyOf(value: unknown): string | null {
+  const code = typeof value === "string" ? value.trim().toUpperCase() : "";
+  return isCurrencyCode(code) ? code : null;
+}
+
+/** A signed decimal amount from a bank's text, normalised for its currency, or null. */
+function amountOf(value: unknown, currency: string): string | null {
+  const text = typeof value === "string" ? value.trim() : "";
+  return isDecimalAmount(text) ? normalizeAmount(text, currency) : null;
+}
+
+/** A calendar date from a bank's date or date-time text, or null. */
+function dateOf(value: unknown): string | null {
+  const text = typeof value === "string" ? value.trim().slice(0, 10) : "";
+  return isCalendarDate(text) ? text : null;
+}
+
+/** Our account, or why it cannot be stored (a blocked or closed account has no uid). */
+export function transformEbAccount(raw: EbAccount): AccountRecord | SkipReason {
+  const uid = providerText(raw.uid, 200);
+  if (!uid) return "account_without_id";
+  const currency = currencyOf(raw.currency);
+  if (!currency) return "unsupported_currency";
   const iban = raw.account_id?.iban?.replace(/\s+/g, "").toUpperCase();
   const validIban = iban && /^[A-Z]{2}\d{2}[A-Z0-9]{10,30}$/.test(iban) ? iban : null;
   const digits = (validIban ?? raw.account_id?.masked_pan ?? "").replace(/[^0-9A-Za-z]/g, "");
   return {
-    externalId: raw.uid,
-    name: (raw.name ?? raw.product ?? raw.details ?? "Account").slice(0, 200),
-    type: typeByCashAccountType[raw.cash_account_type ?? ""] ?? "other",
-    currency: raw.currency,
+    externalId: uid,
+    name:
+      providerText(raw.name, 200) ??
+      providerText(raw.product, 200) ??
+      providerText(raw.details, 200) ??
+      "Account",
+    type: typeByCashAccountType[raw.cash_account_type?.trim().toUpperCase() ?? ""] ?? "other",
+    currency,
     iban: validIban,
     mask: digits.length >= 4 ? digits.slice(-4) : null,
   };
 }
 
-// ISO 20022 balance types, most telling first: closing booked, interim booked, expected.
-const currentOrder = ["CLBD", "ITBD", "XPCD", "OPBD", "PRCD", "OTHR"];
-const availableOrder = ["ITAV", "CLAV", "FWAV"];
+/** The accounts Svc can read; the others are counted in `skipped`. */
+export function usableEbAccounts(accounts: EbAccount[], skipped: SkipTally = {}): AccountRecord[] {
+  const usable: AccountRecord[] = [];
+  for (const raw of accounts) {
+    const account = transformEbAccount(raw);
+    if (typeof account === "string") addSkip(skipped, account);
+    else usable.push(account);
+  }
+  return usable;
+}
 
-/** The account's balance; `fetchedAt` stands in when the bank gives no time. */
-export function transformEbBalance(payload: unknown, fetchedAt: Date): BalanceRecord {
+// ISO 20022 balance types, most telling first: closing booked, interim booked, expected.
+const currentOrder = ["CLBD", "ITBD", "XPCD", "OPBD", "PRCD", "VALU", "OTHR", "INFO"];
+const availableOrder = ["ITAV", "CLAV", "FWAV", "OPAV"];
+
+/**
+ * The account's balance (signed: an overdraft or card debt is negative), or null when the bank
+ * sends none Svc can read; `fetchedAt` stands in when the bank gives no time.
+ */
+export function transformEbBalance(payload: unknown, fetchedAt: Date): BalanceRecord | null {
   const { balances } = parseEnableBanking(balancesSchema, payload, "balances");
+  const usable = balances.flatMap((b) => {
+    const currency = currencyOf(b.balance_amount?.currency);
+    const amount = currency ? amountOf(b.balance_amount?.amount, currency) : null;
+    const type = b.balance_type?.trim().toUpperCase() ?? "";
+    return currency && amount !== null ? [{ ...b, currency, amount, type }] : [];
+  });
   const pick = (order: string[]) =>
-    order.map((type) => balances.find((b) => b.balance_type === type)).find(Boolean);
-  const current = pick(currentOrder) ?? balances[0];
-  if (!current) throw new ProviderError("unavailable", "Enable Banking sent no balance");
+    order.map((type) => usable.find((b) => b.type === type)).find(Boolean);
+  const current = pick(currentOrder) ?? usable[0];
+  if (!current) return null;
   const available = pick(availableOrder);
-  const currency = current.balance_amount.currency;
-  const asOf = current.last_change_date_time
-    ? new Date(current.last_change_date_time)
-    : current.reference_date
-      ? new Date(`${current.reference_date}T00:00:00Z`)
-      : fetchedAt;
+  const changed = current.last_change_date_time ? Date.parse(current.last_change_date_time) : NaN;
+  const referenceDate = dateOf(current.reference_date);
   return {
-    current: normalizeAmount(current.balance_amount.amount, currency),
-    available:
-      available && available.balance_amount.currency === currency
-        ? normalizeAmount(available.balance_amount.amount, currency)
-        : null,
-    currency,
-    asOf,
+    current: current.amount,
+    available: available && available.currency === current.currency ? available.amount : null,
+    currency: current.currency,
+    asOf: !Number.isNaN(changed)
+      ? new Date(changed)
+      : referenceDate
+        ? new Date(`${referenceDate}T00:00:00Z`)
+        : fetchedAt,
   };
 }
 
-const statusByEbStatus: Record<string, "booked" | "pending"> = { BOOK: "booked", PDNG: "pending" };
-
-/** Signed amount: DBIT is money out (negative), CRDT money in. */
-export function signedAmount(amount: string, indicator: "CRDT" | "DBIT", currency: string): string {
-  return normalizeAmount(indicator === "DBIT" ? `-${amount}` : amount, currency);
-}
+/** BOOK is booked; PDNG and HOLD (an authorisation hold) are pending; the rest moved no money. */
+const statusByEbStatus: Record<string, "booked" | "pending"> = {
+  BOOK: "booked",
+  PDNG: "pending",
+  HOLD: "pending",
+};
+const notMoneyMovement = new Set(["CNCL", "RJCT", "SCHD", "OTHR", "INFO"]);
 
 /**
- * One transaction, or null for a status we do not store (INFO, OTHR). A row without an entry
- * reference or transaction id gets a stable id from its content, so re-reading it does not
- * duplicate it.
+ * Signed amount: the direction comes from the indicator (DBIT is money out, negative) and the
+ * magnitude from the amount, whatever sign the bank wrote on it.
  */
+export function signedAmount(amount: string, indicator: "CRDT" | "DBIT", currency: string): string {
+  const magnitude = amount.replace(/^[+-]/, "");
+  return normalizeAmount(indicator === "DBIT" ? `-${magnitude}` : magnitude, currency);
+}
+
+/** One row of a page as our transaction, or the named reason it is skipped. */
 export function transformEbTransaction(
-  raw: z.infer<typeof transactionSchema>,
+  value: unknown,
   fetchedDate: string,
-): TransactionRecord | null {
-  const status = statusByEbStatus[raw.status];
-  if (!status) return null;
-  const currency = raw.transaction_amount.currency;
-  const amount = signedAmount(raw.transaction_amount.amount, raw.credit_debit_indicator, currency);
+): TransactionRecord | SkipReason {
+  const parsed = transactionSchema.safeParse(value);
+  if (!parsed.success) return "malformed_transaction";
+  const raw = parsed.data;
+  const ebStatus = raw.status?.trim().toUpperCase() ?? "";
+  const status = statusByEbStatus[ebStatus];
+  if (!status) return notMoneyMovement.has(ebStatus) ? "not_money_movement" : "unknown_status";
+  const currency = currencyOf(raw.transaction_amount.currency);
+  if (!currency) return "unsupported_currency";
+  const magnitude = amountOf(raw.transaction_amount.amount, currency);
+  if (magnitude === null) return "malformed_transaction";
+  const indicator = raw.credit_debit_indicator?.trim().toUpperCase();
+  if (indicator !== "CRDT" && indicator !== "DBIT") return "unknown_direction";
+  const amount = signedAmount(magnitude, indicator, currency);
+  const booking = dateOf(raw.booking_date);
+  const transactionDate = dateOf(raw.transaction_date);
+  const valueDate = dateOf(raw.value_date);
   const bookingDate =
-    (status === "booked" ? raw.booking_date : undefined) ??
-    raw.transaction_date ??
-    raw.value_date ??
-    raw.booking_date ??
+    (status === "booked" ? booking : null) ??
+    transactionDate ??
+    valueDate ??
+    booking ??
     fetchedDate;
   // The other party: who was paid when money went out, who paid when it came in.
-  const counterpartyName =
-    (raw.credit_debit_indicator === "DBIT" ? raw.creditor?.name : raw.debtor?.name) ?? null;
-  const remittance = raw.remittance_information?.map((line) => line.trim()).filter(Boolean);
-  const description = (remittance?.join(" ") || counterpartyName || "Transaction").slice(0, 1000);
-  const externalId =
-    raw.entry_reference ??
-    raw.transaction_id ??
-    `eb-${createHash("sha256")
-      .update(JSON.stringify([status, bookingDate, amount, currency, description]))
-      .digest("hex")
-      .slice(0, 32)}`;
+  const counterpartyName = providerText(
+    (indicator === "DBIT" ? raw.creditor : raw.debtor)?.name,
+    200,
+  );
+  const remittance = (raw.remittance_information ?? [])
+    .map((line) => providerText(line, 1000))
+    .filter(Boolean)
+    .join(" ");
   return {
-    externalId,
+    // entry_reference is the bank's archive id; transaction_id "can not be used to uniquely
+    // identify transactions and may change if the list of transactions is retrieved again"
+    // (OpenAPI), so it is never an identity. Even entry_reference is a hint (identity.ts).
+    externalId: providerText(raw.entry_reference, 200),
     status,
     amount,
     currency,
     bookingDate,
-    valueDate: raw.value_date ?? null,
-    description,
-    counterpartyName: counterpartyName?.slice(0, 200) ?? null,
+    valueDate,
+    description: providerText(remittance, 1000) ?? counterpartyName ?? "Transaction",
+    counterpartyName,
     merchantName: null,
     pendingExternalId: null,
   };
 }
 
+/** Every page's rows as our transactions; the rows skipped are counted in `skipped`. */
 export function transformEbTransactions(
   pages: EbTransactionsPage[],
   fetchedDate: string,
+  skipped: SkipTally = {},
 ): TransactionRecord[] {
-  return pages
-    .flatMap((page) => page.transactions)
-    .map((raw) => transformEbTransaction(raw, fetchedDate))
-    .filter((row): row is TransactionRecord => row !== null);
+  const records: TransactionRecord[] = [];
+  for (const value of pages.flatMap((page) => page.transactions ?? [])) {
+    const record = transformEbTransaction(value, fetchedDate);
+    if (typeof record === "string") addSkip(skipped, record);
+    else records.push(record);
+  }
+  return records;
 }

@@ -43,6 +43,9 @@ function httpError(response: ProviderResponse, what: string, nowMs: number): Pro
   return new ProviderError("bad_config", message);
 }
 
+/** The protocol version every read asks for (the `version` query parameter). */
+export const simplefinProtocolVersion = "1";
+
 export interface SimplefinClient {
   /** Claims the token (once) and returns the access URL. */
   claim(setupToken: string): Promise<string>;
@@ -81,6 +84,9 @@ export function createSimplefinClient(deps: {
       if (startDate)
         url.searchParams.set("start-date", String(Math.floor(startDate.getTime() / 1000)));
       url.searchParams.set("pending", "1");
+      // The answer's format is pinned: version 1 (`errors`, `org`) until the protocol drops it;
+      // a server answering in version 2 (`errlist`) is read too (transform.ts).
+      url.searchParams.set("version", simplefinProtocolVersion);
       const response = await deps.http.request({
         method: "GET",
         url: url.toString(),

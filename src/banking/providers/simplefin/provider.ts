@@ -3,7 +3,8 @@
 // is fetched once per sync (cached on the connection object the sync passes to every call) and
 // costs one request of the Bridge's ~24 a day.
 import type { SecretBox } from "../../../crypto/secret-box.ts";
-import type { BankProvider, ProviderConnection } from "../../provider.ts";
+import type { BankProvider, ProviderConnection, ProviderNotes } from "../../provider.ts";
+import type { SkipTally } from "../../skips.ts";
 import { simplefinBudget } from "../budget.ts";
 import { openSecret } from "../enable-banking/provider.ts";
 import { ProviderError } from "../errors.ts";
@@ -11,6 +12,7 @@ import type { SimplefinClient } from "./client.ts";
 import {
   errorsToProviderError,
   type SimplefinAccountSnapshot,
+  simplefinMessages,
   transformAccountSet,
 } from "./transform.ts";
 
@@ -23,6 +25,7 @@ export function createSimplefinProvider(deps: {
   now: () => Date;
 }): BankProvider {
   const reads = new WeakMap<ProviderConnection, Promise<SimplefinAccountSnapshot[]>>();
+  const notes = new WeakMap<ProviderConnection, ProviderNotes>();
 
   function read(connection: ProviderConnection) {
     const since = connection.readSince;
@@ -33,10 +36,18 @@ export function createSimplefinProvider(deps: {
         ? new Date(`${since}T00:00:00Z`)
         : new Date(now.getTime() - simplefinHistoryDays * 86_400_000);
       pending = deps.client.accounts(openSecret(deps.box, connection), start).then((set) => {
-        const problem = errorsToProviderError(set.errors);
-        // Errors with no data are a failure; errors beside data still deliver the data.
-        if (problem && set.accounts.length === 0) throw problem;
-        return transformAccountSet(set, now.toISOString().slice(0, 10));
+        const messages = simplefinMessages(set);
+        const skipped: SkipTally = {};
+        const accounts = transformAccountSet(set, now.toISOString().slice(0, 10), skipped);
+        // Errors with no data are the provider's answer about the connection; errors beside
+        // data still deliver the data, and the message is the connection's notice.
+        const problem = errorsToProviderError(messages);
+        if (problem && (set.accounts ?? []).length === 0) throw problem;
+        notes.set(connection, {
+          message: messages.length > 0 ? messages.map((m) => m.text).join("; ") : null,
+          skipped,
+        });
+        return accounts;
       });
       reads.set(connection, pending);
     }
@@ -68,6 +79,9 @@ export function createSimplefinProvider(deps: {
     },
     async fetchTransactions(connection, externalId) {
       return (await account(connection, externalId)).transactions;
+    },
+    notes(connection) {
+      return notes.get(connection) ?? { message: null, skipped: {} };
     },
   };
 }
