@@ -190,6 +190,14 @@ for (const viewport of viewports) {
       await expectFocusNotOnBody(page);
       await expectFocusOnText(page, "Revoked “old”");
       await expectAccessible(page, "key revoked");
+      // The prefix is one token: after a revoke (a wider Status cell) it still sits on one line.
+      const prefix = row.getByTestId("key-prefix");
+      const lines = await prefix.evaluate((element) => {
+        const height = element.getBoundingClientRect().height;
+        const lineHeight = Number.parseFloat(getComputedStyle(element).lineHeight) || 20;
+        return Math.round(height / lineHeight);
+      });
+      expect(lines).toBe(1);
     }, 60_000);
 
     test("the verification code field takes a pasted code with spaces and lower case; a wrong length is refused in the page without spending an attempt", async () => {
