@@ -150,6 +150,11 @@ for (const viewport of viewports) {
 
       await openNav(page, "Overview");
       await page.getByText(accountId, { exact: true }).waitFor();
+      // The term says "Account id"; its value is the id and its Copy button, not the label again.
+      const value = page
+        .locator("dt", { hasText: "Account id" })
+        .locator("xpath=following-sibling::dd[1]");
+      expect(((await value.textContent()) ?? "").toLowerCase()).not.toContain("account id");
       await page.getByRole("button", { name: "Copy account id" }).click();
       expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(accountId);
     }, 60_000);
