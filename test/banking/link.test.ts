@@ -9,6 +9,7 @@ import {
   startLink,
 } from "../../src/banking/link.ts";
 import { failuresBeforeError } from "../../src/banking/providers/errors.ts";
+import { createProviderHttp } from "../../src/banking/providers/http.ts";
 import { createProviders } from "../../src/banking/providers/registry.ts";
 import { syncConnection } from "../../src/banking/sync.ts";
 import { ApiError } from "../../src/http/errors.ts";
@@ -331,6 +332,41 @@ describe("SimpleFIN link flow", () => {
       .where(eq(bankAccounts.connectionId, result.connectionId));
     expect(after.map((a) => a.externalId)).toEqual(["ACT-1"]);
     expect(await statusEvents(result.connectionId)).toEqual(["initiated", "linked"]);
+  });
+
+  test("a first read that times out after the claim leaves a connection the next sync completes", async () => {
+    const impatient = {
+      ...services,
+      http: createProviderHttp({
+        caFile: services.config.providerCaFile,
+        allowPrivate: true,
+        timeoutMs: 300,
+      }),
+    };
+    sf.hangNext();
+    const result = await completeLink(impatient, {
+      provider: "simplefin",
+      serviceAccountId: accountId,
+      setupToken: sf.setupToken(),
+    });
+    expect(result.firstSync?.outcome).toBe("failed");
+    expect(result.firstSync?.outcome === "failed" && result.firstSync.error).toContain(
+      "no answer within 300 ms",
+    );
+    const kept = await connectionRow(result.connectionId);
+    expect(kept?.status).toBe("initiated");
+    expect(kept?.providerSecret?.startsWith("sb1.")).toBe(true);
+    clock.advance(61 * 60 * 1000);
+    const providers = createProviders(clock, {
+      config: services.config,
+      masterKey: services.masterKey.bytes,
+    });
+    const next = await syncConnection(services, result.connectionId, {
+      trigger: "schedule",
+      providers,
+    });
+    expect(next.outcome).toBe("succeeded");
+    expect((await connectionRow(result.connectionId))?.status).toBe("linked");
   });
 
   test("a provider outage becomes error only after repeated failures, and linked on the next good sync", async () => {
