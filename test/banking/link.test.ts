@@ -28,6 +28,8 @@ let eb: EnableBankingStub;
 let sf: SimplefinStub;
 let services: Services;
 let accountId: string;
+/** SimpleFIN links of their own account: one account holds at most 10 connections. */
+let sfAccountId: string;
 
 beforeAll(async () => {
   const pki = await createTestPki();
@@ -91,6 +93,7 @@ beforeAll(async () => {
     },
   });
   accountId = await insertServiceAccount(services);
+  sfAccountId = await insertServiceAccount(services);
 });
 afterAll(() => {
   eb.stop();
@@ -273,7 +276,7 @@ describe("SimpleFIN link flow", () => {
     const token = sf.setupToken();
     const result = await completeLink(services, {
       provider: "simplefin",
-      serviceAccountId: accountId,
+      serviceAccountId: sfAccountId,
       setupToken: token,
     });
     expect(result.status).toBe("linked");
@@ -286,7 +289,7 @@ describe("SimpleFIN link flow", () => {
     const again = await apiError(
       completeLink(services, {
         provider: "simplefin",
-        serviceAccountId: accountId,
+        serviceAccountId: sfAccountId,
         setupToken: token,
       }),
     );
@@ -298,7 +301,7 @@ describe("SimpleFIN link flow", () => {
     const claimsBefore = sf.claims;
     const result = await completeLink(services, {
       provider: "simplefin",
-      serviceAccountId: accountId,
+      serviceAccountId: sfAccountId,
       setupToken: sf.setupToken(),
     });
     expect(sf.claims).toBe(claimsBefore + 1);
@@ -346,7 +349,7 @@ describe("SimpleFIN link flow", () => {
     sf.hangNext();
     const result = await completeLink(impatient, {
       provider: "simplefin",
-      serviceAccountId: accountId,
+      serviceAccountId: sfAccountId,
       setupToken: sf.setupToken(),
     });
     expect(result.firstSync?.outcome).toBe("failed");
@@ -372,7 +375,7 @@ describe("SimpleFIN link flow", () => {
   test("a provider outage becomes error only after repeated failures, and linked on the next good sync", async () => {
     const { connectionId } = await completeLink(services, {
       provider: "simplefin",
-      serviceAccountId: accountId,
+      serviceAccountId: sfAccountId,
       setupToken: sf.setupToken(),
     });
     const providers = createProviders(clock, {
@@ -403,7 +406,7 @@ describe("SimpleFIN link flow", () => {
   test("a rate limit leaves the status alone and sets the next allowed pull", async () => {
     const { connectionId } = await completeLink(services, {
       provider: "simplefin",
-      serviceAccountId: accountId,
+      serviceAccountId: sfAccountId,
       setupToken: sf.setupToken(),
     });
     const providers = createProviders(clock, {
