@@ -104,6 +104,8 @@ const setup = JSON.parse(firstLine.split("\n")[0] as string) as {
   depth: { deepestPage: number; firstPageMs: number; deepestPageMs: number };
   /** Where scripts/bench/engine-floor.ts reads the same pages (its engine arguments). */
   floorSource: string[];
+  /** An account whose feed cursor precedes `changes` new transactions. */
+  feed: { accountId: string; key: string; cursor: string; changes: number; listFrom: string };
 };
 
 interface Target {
@@ -170,6 +172,16 @@ function serverCpuSeconds(): number {
     const stat = readFileSync(`/proc/${server.pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     return (Number(fields[11]) + Number(fields[12])) / clockTicksPerSecond;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** The server process's resident memory (VmRSS), MB. */
+function serverRssMb(): number {
+  try {
+    const status = readFileSync(`/proc/${server.pid}/status`, "utf8");
+    return Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1]) / 1024;
   } catch {
     return Number.NaN;
   }
@@ -278,6 +290,57 @@ function median(numbers: number[]): number {
   return sorted.length % 2
     ? (sorted[mid] as number)
     : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+/** Pages of `limit` from `first` on, following `next` until it says stop; rows read and ms. */
+async function readAll(
+  first: string,
+  next: (body: Record<string, unknown>) => string | null,
+  rowsOf: (body: Record<string, unknown>) => number,
+): Promise<{ rows: number; ms: number }> {
+  const started = performance.now();
+  let rows = 0;
+  for (let url: string | null = first; url !== null; ) {
+    const response = await fetch(url, { headers: { Authorization: `Bearer ${setup.feed.key}` } });
+    if (response.status !== 200) throw new Error(`${url} answered ${response.status}`);
+    const body = (await response.json()) as Record<string, unknown>;
+    rows += rowsOf(body);
+    url = next(body);
+  }
+  return { rows, ms: performance.now() - started };
+}
+
+/**
+ * Reading 10,000 changes end to end (HTTP, 500 a page, from the stored cursor until has_more is
+ * false) against reading the same 10,000 rows through the list (about 500 a page,
+ * include_pending, the cursor's pages, never from the answer cache) in the same run: medians of
+ * `times` alternating reads.
+ */
+async function timeChangeFeed(times: number) {
+  const { feed } = setup;
+  const base = `${setup.apiUrl}/v1/accounts/${feed.accountId}/transactions`;
+  const changes: number[] = [];
+  const list: number[] = [];
+  for (let i = 0; i < times; i++) {
+    const read = await readAll(
+      `${base}/changes?limit=500&cursor=${feed.cursor}`,
+      (body) => (body.has_more ? `${base}/changes?limit=500&cursor=${body.next_cursor}` : null),
+      (body) => (body.added as unknown[]).length + (body.modified as unknown[]).length,
+    );
+    if (read.rows !== feed.changes) throw new Error(`the feed gave ${read.rows} changes`);
+    changes.push(read.ms);
+    // A page size of its own per read, so no page is answered from the answer cache (the feed
+    // never is).
+    const limit = 500 - i;
+    const listed = await readAll(
+      `${base}?from=${feed.listFrom}&include_pending=true&limit=${limit}`,
+      (body) => (body.next_cursor ? `${base}?limit=${limit}&cursor=${body.next_cursor}` : null),
+      (body) => (body.data as unknown[]).length,
+    );
+    if (listed.rows !== feed.changes) throw new Error(`the list gave ${listed.rows} rows`);
+    list.push(listed.ms);
+  }
+  return { changesMs: median(changes), listMs: median(list) };
 }
 
 try {
@@ -397,7 +460,11 @@ try {
     `\npage depth (in-process, the read of one 100-row page): page 1 ${(depth.firstPageMs * 1000).toFixed(0)} µs, page ${depth.deepestPage} ${(depth.deepestPageMs * 1000).toFixed(0)} µs -> ${depthRatio.toFixed(2)}x`,
   );
   console.log(
-    `the server wrote ${(serverLogBytes / 1e6).toFixed(0)} MB of log lines (access log at info)`,
+    `the server wrote ${(serverLogBytes / 1e6).toFixed(0)} MB of log lines (access log at info); its resident memory after the rounds: ${serverRssMb().toFixed(0)} MB (the bench's URL lists included)`,
+  );
+  const feedTimes = await timeChangeFeed(Math.max(5, rounds));
+  console.log(
+    `change feed: ${setup.feed.changes} changes read end to end (HTTP, 500 a page, until has_more is false) in ${feedTimes.changesMs.toFixed(0)} ms; the same ${setup.feed.changes} rows through the list (500 a page) in ${feedTimes.listMs.toFixed(0)} ms -> ${(feedTimes.changesMs / feedTimes.listMs).toFixed(2)}x the list`,
   );
   const cached = summary[4] as (typeof summary)[number];
   const uncached = summary.slice(5);
@@ -415,6 +482,9 @@ try {
     );
   }
   console.log(`         page ${depth.deepestPage} <= 1.2x page 1 -> ${met(depthRatio <= 1.2)}`);
+  console.log(
+    `         ${setup.feed.changes} changes end to end < 1 s -> ${feedTimes.changesMs.toFixed(0)} ms: ${met(feedTimes.changesMs < 1_000)}`,
+  );
 } finally {
   server.kill("SIGTERM");
   await server.exited;

@@ -117,10 +117,11 @@ export async function copyToPostgres(
       let rows = 0;
       for (const name of copyOrder) {
         const total = totals.get(name) ?? 0;
-        // The change feed is written by triggers on transactions (its migration), so copying the
-        // transactions has just recorded each of them once more: the source's feed replaces
-        // those rows, under its own positions, so a receiver's stored cursor stays valid.
-        if (name === "transactionChanges") await tx.delete(tx.t.transactionChanges);
+        if (name === "transactionChanges") {
+          // The feed's triggers wrote a change for every transaction copied above: the source's
+          // own changes replace them, with their numbers, so stored feed cursors stay valid.
+          await tx.delete(tx.t.transactionChanges);
+        }
         let copied = 0;
         for await (const batch of readTable(source.db, name)) {
           for (const part of chunks(batch))
@@ -135,9 +136,9 @@ export async function copyToPostgres(
           );
         }
         if (name === "transactionChanges") {
-          // The next change is numbered after the copied ones.
+          // New changes are numbered after the copied ones.
           await tx.rows(
-            sql`SELECT setval(pg_get_serial_sequence('transaction_changes', 'seq'), COALESCE(MAX(seq), 0) + 1, false) FROM transaction_changes`,
+            sql`SELECT setval(pg_get_serial_sequence('transaction_changes', 'seq'), greatest(coalesce(max(seq), 0), 1), max(seq) IS NOT NULL) FROM transaction_changes`,
           );
         }
         tables[sqlName(tx.t, name)] = written;

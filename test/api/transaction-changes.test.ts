@@ -7,6 +7,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { encodeCursor } from "../../src/api/cursor.ts";
 import { pruneHistory } from "../../src/banking/retention.ts";
+import { connectSandbox } from "../../src/banking/sandbox/connect.ts";
+import { syncConnection } from "../../src/banking/sync.ts";
 import { errorOf, startApiHarness } from "../support/api.ts";
 import { insertTransactions } from "../support/bank-fixtures.ts";
 import { drainFeed, FeedCopy, type FeedPage, transactionWriter } from "../support/change-feed.ts";
@@ -217,6 +219,50 @@ describe("transactions change feed", () => {
       for (const [id, row] of expected) expect(copy.rows.get(id)).toEqual(row);
     },
   );
+
+  test("the sandbox bank's syncs (new, pending, booking rows through the real sync path) reach the feed: replay equals the list for every account", async () => {
+    const tenant = await api.addTenant(`sandbox-${crypto.randomUUID()}@example.com`);
+    const connection = await connectSandbox(api.services, {
+      serviceAccountId: tenant.accountId,
+      seed: 3,
+    });
+    const accounts = connection.accounts.map((a) => a.id);
+    const reader = (accountId: string) => async (cursor?: string) => {
+      const query = new URLSearchParams({ limit: "50", ...(cursor ? { cursor } : {}) });
+      const response = await api.get(
+        `/v1/accounts/${accountId}/transactions/changes?${query}`,
+        tenant.key,
+      );
+      return (await response.json()) as FeedPage;
+    };
+    const copies = new Map(accounts.map((id) => [id, new FeedCopy()]));
+    for (const id of accounts) await drainFeed(reader(id), copies.get(id) as FeedCopy);
+    for (let day = 0; day < 6; day++) {
+      api.clock.advance(86_400_000);
+      await syncConnection(api.services, connection.id, { trigger: "cli", force: true });
+      // Read one account mid-way through the syncs, the others only at the end.
+      await drainFeed(reader(accounts[0] as string), copies.get(accounts[0] as string) as FeedCopy);
+    }
+    for (const id of accounts) {
+      const copy = copies.get(id) as FeedCopy;
+      await drainFeed(reader(id), copy);
+      const listed = new Map<string, unknown>();
+      let cursor: string | null = null;
+      do {
+        const query: string = cursor
+          ? `cursor=${cursor}`
+          : "include_pending=true&from=2024-02-01&to=2026-01-30&limit=500";
+        const body = (await (
+          await api.get(`/v1/accounts/${id}/transactions?${query}`, tenant.key)
+        ).json()) as { data: { transaction_id: string }[]; next_cursor: string | null };
+        for (const row of body.data) listed.set(row.transaction_id, row);
+        cursor = body.next_cursor;
+      } while (cursor);
+      expect(listed.size).toBeGreaterThan(0);
+      expect([...copy.rows.entries()].sort()).toEqual([...listed.entries()].sort());
+    }
+    api.clock.advance(-6 * 86_400_000);
+  });
 
   test("another account's cursor is 400 invalid_request; a damaged one too; one older than retention is 400 cursor_expired", async () => {
     const mine = await newAccount("mine");

@@ -9,6 +9,7 @@ import {
   startLink,
 } from "../../src/banking/link.ts";
 import { failuresBeforeError } from "../../src/banking/providers/errors.ts";
+import { createProviderHttp } from "../../src/banking/providers/http.ts";
 import { createProviders } from "../../src/banking/providers/registry.ts";
 import { syncConnection } from "../../src/banking/sync.ts";
 import { ApiError } from "../../src/http/errors.ts";
@@ -27,6 +28,8 @@ let eb: EnableBankingStub;
 let sf: SimplefinStub;
 let services: Services;
 let accountId: string;
+/** SimpleFIN links of their own account: one account holds at most 10 connections. */
+let sfAccountId: string;
 
 beforeAll(async () => {
   const pki = await createTestPki();
@@ -90,6 +93,7 @@ beforeAll(async () => {
     },
   });
   accountId = await insertServiceAccount(services);
+  sfAccountId = await insertServiceAccount(services);
 });
 afterAll(() => {
   eb.stop();
@@ -272,7 +276,7 @@ describe("SimpleFIN link flow", () => {
     const token = sf.setupToken();
     const result = await completeLink(services, {
       provider: "simplefin",
-      serviceAccountId: accountId,
+      serviceAccountId: sfAccountId,
       setupToken: token,
     });
     expect(result.status).toBe("linked");
@@ -285,7 +289,7 @@ describe("SimpleFIN link flow", () => {
     const again = await apiError(
       completeLink(services, {
         provider: "simplefin",
-        serviceAccountId: accountId,
+        serviceAccountId: sfAccountId,
         setupToken: token,
       }),
     );
@@ -297,7 +301,7 @@ describe("SimpleFIN link flow", () => {
     const claimsBefore = sf.claims;
     const result = await completeLink(services, {
       provider: "simplefin",
-      serviceAccountId: accountId,
+      serviceAccountId: sfAccountId,
       setupToken: sf.setupToken(),
     });
     expect(sf.claims).toBe(claimsBefore + 1);
@@ -333,10 +337,45 @@ describe("SimpleFIN link flow", () => {
     expect(await statusEvents(result.connectionId)).toEqual(["initiated", "linked"]);
   });
 
+  test("a first read that times out after the claim leaves a connection the next sync completes", async () => {
+    const impatient = {
+      ...services,
+      http: createProviderHttp({
+        caFile: services.config.providerCaFile,
+        allowPrivate: true,
+        timeoutMs: 300,
+      }),
+    };
+    sf.hangNext();
+    const result = await completeLink(impatient, {
+      provider: "simplefin",
+      serviceAccountId: sfAccountId,
+      setupToken: sf.setupToken(),
+    });
+    expect(result.firstSync?.outcome).toBe("failed");
+    expect(result.firstSync?.outcome === "failed" && result.firstSync.error).toContain(
+      "no answer within 300 ms",
+    );
+    const kept = await connectionRow(result.connectionId);
+    expect(kept?.status).toBe("initiated");
+    expect(kept?.providerSecret?.startsWith("sb1.")).toBe(true);
+    clock.advance(61 * 60 * 1000);
+    const providers = createProviders(clock, {
+      config: services.config,
+      masterKey: services.masterKey.bytes,
+    });
+    const next = await syncConnection(services, result.connectionId, {
+      trigger: "schedule",
+      providers,
+    });
+    expect(next.outcome).toBe("succeeded");
+    expect((await connectionRow(result.connectionId))?.status).toBe("linked");
+  });
+
   test("a provider outage becomes error only after repeated failures, and linked on the next good sync", async () => {
     const { connectionId } = await completeLink(services, {
       provider: "simplefin",
-      serviceAccountId: accountId,
+      serviceAccountId: sfAccountId,
       setupToken: sf.setupToken(),
     });
     const providers = createProviders(clock, {
@@ -367,7 +406,7 @@ describe("SimpleFIN link flow", () => {
   test("a rate limit leaves the status alone and sets the next allowed pull", async () => {
     const { connectionId } = await completeLink(services, {
       provider: "simplefin",
-      serviceAccountId: accountId,
+      serviceAccountId: sfAccountId,
       setupToken: sf.setupToken(),
     });
     const providers = createProviders(clock, {

@@ -83,7 +83,7 @@ describe("recover with the compiled binary", () => {
         { log: silentLogger },
       );
       const w = writer;
-      const { deliveries, events, webhookEndpoints } = w.db.t;
+      const { deliveries, deliveryAttempts, events, webhookEndpoints } = w.db.t;
       const endpointStatus = async () =>
         (
           await w.db
@@ -106,15 +106,15 @@ describe("recover with the compiled binary", () => {
 
       // The window's events whose delivery was attempted and cut: what a recovery re-sends.
       const cut = await w.db
-        .select({ id: events.id })
+        .selectDistinct({ id: events.id, createdAt: events.createdAt })
         .from(events)
         .innerJoin(deliveries, eq(deliveries.eventId, events.id))
+        .innerJoin(deliveryAttempts, eq(deliveryAttempts.deliveryId, deliveries.id))
         .where(
           and(
             eq(deliveries.endpointId, endpointId),
             eq(deliveries.status, "cancelled"),
             gte(events.createdAt, since),
-            gte(deliveries.attemptCount, 1),
           ),
         )
         .orderBy(asc(events.createdAt), asc(events.id));
@@ -198,11 +198,12 @@ describe("recover with the compiled binary", () => {
           Math.max(...(order[i - 1] as number[])),
         );
       }
-      // And they arrive no faster: the last step's sends come a second per step after the first.
+      // And they arrive no faster: the last step's sends come a second per step after the first
+      // (less the first step's connection set-up on a busy host).
       const arrivals = got.map((r) => r.receivedAt).sort((x, y) => x - y);
       const stepsNeeded = Math.ceil(expected.length / recoveryPacePerSecond);
       expect((arrivals.at(-1) as number) - (arrivals[0] as number)).toBeGreaterThanOrEqual(
-        (stepsNeeded - 1) * 1_000 - 100,
+        (stepsNeeded - 1) * 1_000 - 500,
       );
       for (const server of servers.splice(0)) expect(await server.stop()).toBe(0);
 

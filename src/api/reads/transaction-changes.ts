@@ -17,7 +17,7 @@
 // Without a cursor the feed starts with the account's served transactions as `added` (the
 // snapshot), paged in key order, then continues with the changes after the position taken when
 // the snapshot began: every change before it is in the snapshot's rows, every later one follows.
-import { and, asc, eq, gt, inArray, isNull, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, gt, isNull, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/store.ts";
 import type { AccountReads } from "./accounts.ts";
 
@@ -68,6 +68,22 @@ export function createTransactionChangeReads(
     isNull(t.removedAt),
     or(eq(t.status, "booked"), isNull(t.bookedTransactionId)),
   ) as SQL;
+  // Each change with its transaction's current row, in one prepared query (the row by its id).
+  const changesAfter = db
+    .select({
+      seq: c.seq,
+      transactionId: c.transactionId,
+      wasServed: c.wasServed,
+      json: t.json,
+      served: sql<unknown>`${servedNow}`,
+    })
+    .from(c)
+    .leftJoin(t, and(eq(t.id, c.transactionId), eq(t.accountId, c.accountId)))
+    .where(and(eq(c.accountId, sql.placeholder("account")), gt(c.seq, sql.placeholder("position"))))
+    .orderBy(asc(c.seq))
+    .limit(sql.placeholder("limit"))
+    .prepare("svc_transaction_changes_after");
+
   /**
    * The feed's end now, for an account: every change at or below it has committed and is in
    * the rows a snapshot reads from now on; later ones come after it.
@@ -123,37 +139,23 @@ export function createTransactionChangeReads(
     position: FeedPosition,
     limit: number,
   ): Promise<ChangesPage> {
-    const changes = await db
-      .select({
-        seq: c.seq,
-        transactionId: c.transactionId,
-        wasServed: c.wasServed,
-      })
-      .from(c)
-      .where(and(eq(c.accountId, accountId), gt(c.seq, position)))
-      .orderBy(asc(c.seq))
-      .limit(limit + 1);
+    const changes = await changesAfter.execute({ account: accountId, position, limit: limit + 1 });
     const page = changes.slice(0, limit);
     const last = page.at(-1);
     // Each transaction once, in the order of its first change here, judged by what the reader
-    // had before that change.
+    // had before that change; its state is the current row (the same on every change of it).
     const before = new Map<string, boolean>();
-    for (const change of page) {
-      if (!before.has(change.transactionId)) before.set(change.transactionId, change.wasServed);
-    }
-    const ids = [...before.keys()];
     const current = new Map<string, CurrentRow>();
-    if (ids.length > 0) {
-      const rows = await db
-        .select({ id: t.id, json: t.json, served: sql<unknown>`${servedNow}` })
-        .from(t)
-        .where(and(inArray(t.id, ids), eq(t.accountId, accountId)));
-      for (const row of rows) {
-        // A boolean on PostgreSQL, 0 or 1 on SQLite.
-        const served = row.served === true || Number(row.served) === 1;
-        current.set(row.id, { id: row.id, json: row.json, served });
+    for (const change of page) {
+      if (before.has(change.transactionId)) continue;
+      before.set(change.transactionId, change.wasServed);
+      // A boolean on PostgreSQL, 0 or 1 on SQLite; null when the row is gone.
+      const served = change.served === true || Number(change.served) === 1;
+      if (change.json !== null) {
+        current.set(change.transactionId, { id: change.transactionId, json: change.json, served });
       }
     }
+    const ids = [...before.keys()];
     const added: string[] = [];
     const modified: string[] = [];
     const removed: string[] = [];
