@@ -1,7 +1,7 @@
 // The portal: a static front end bundled into the binary, talking only to /portal/api.
 import { type JSX, render } from "preact";
 import { useCallback, useEffect, useState } from "preact/hooks";
-import { ApiFailure, api, onSignedOut } from "./api.ts";
+import { api, onSignedOut } from "./api.ts";
 import { Layout, type Me } from "./components/layout.tsx";
 import { ErrorNotice, Loading } from "./components/ui.tsx";
 import { ChangePasswordPage } from "./pages/change-password.tsx";
@@ -42,7 +42,11 @@ type PageOf = (props: PageProps) => JSX.Element;
 // Typed by the route tables: a route listed in routes.ts without a page here does not compile.
 const ownerPages: Record<OwnerRoute, PageOf> = {
   "/overview": ({ me, onMeChanged }) => (
-    <OverviewPage quickStart={me.quickStart} onQuickStartDismissed={() => void onMeChanged()} />
+    <OverviewPage
+      quickStart={me.quickStart}
+      isOperator={me.user.isOperator}
+      onQuickStartDismissed={() => void onMeChanged()}
+    />
   ),
   "/keys": () => <KeysPage />,
   "/webhooks": () => <WebhooksPage />,
@@ -90,16 +94,19 @@ function App() {
 
   const loadMe = useCallback(async () => {
     try {
-      setMe(await api<Me>("GET", "/me"));
-      setState("ready");
-    } catch (failure) {
-      if (failure instanceof ApiFailure && failure.status === 401) {
+      // GET /session answers 200 signed in or not (GET /me would answer 401 to a visitor).
+      const session = await api<({ signedIn: true } & Me) | { signedIn: false }>("GET", "/session");
+      if (session.signedIn) {
+        const { signedIn: _, ...current } = session;
+        setMe(current);
+        setState("ready");
+      } else {
         setMe(undefined);
         setState("signed-out");
-      } else {
-        setError(failure);
-        setState("failed");
       }
+    } catch (failure) {
+      setError(failure);
+      setState("failed");
     }
   }, []);
 

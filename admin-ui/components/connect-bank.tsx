@@ -129,7 +129,7 @@ function SimplefinForm(props: {
   renewId?: string;
 }) {
   const [token, setToken] = useState("");
-  const [linked, setLinked] = useState(false);
+  const [linked, setLinked] = useState<"linked" | "pending" | false>(false);
   const link = useAction();
   return (
     <div data-testid={props.renewId ? "renew-simplefin" : "connect-simplefin"}>
@@ -141,7 +141,13 @@ function SimplefinForm(props: {
         input={{ name: "setup_token", autoComplete: "off", spellcheck: false, required: true }}
       />
       <ErrorNotice error={link.error} />
-      {linked && <Notice kind="success">Your bank is connected.</Notice>}
+      {linked === "linked" && <Notice kind="success">Your bank is connected.</Notice>}
+      {linked === "pending" && (
+        <Notice kind="info">
+          SimpleFIN accepted the token, but the first read of your accounts failed. Nothing is lost:
+          the next sync brings them (or press Sync now on the connection later).
+        </Notice>
+      )}
       <ActionButton
         kind="primary"
         busyLabel={props.renewId ? "Renewing…" : "Connecting…"}
@@ -149,13 +155,13 @@ function SimplefinForm(props: {
         onClick={() =>
           link.run(async () => {
             setLinked(false);
-            await api(
+            const answer = await api<{ status: string }>(
               "POST",
               props.renewId ? `/bank-links/${props.renewId}/renew` : "/bank-links/simplefin",
               { setup_token: token.trim() },
             );
             setToken("");
-            setLinked(true);
+            setLinked(answer.status === "linked" ? "linked" : "pending");
             await props.onLinked();
           })
         }

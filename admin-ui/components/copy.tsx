@@ -30,11 +30,14 @@ export function CopyButton(props: { value: string; label: string }) {
   );
 }
 
-/** An identifier with its copy button: "Connection id 3f2a… [Copy]". */
-export function CopyId(props: { label: string; value: string }) {
+/**
+ * An identifier with its copy button: "Connection id 3f2a… [Copy]". `labelShown={false}` where
+ * the label is already beside it (a definition list's term): it then names only the button.
+ */
+export function CopyId(props: { label: string; value: string; labelShown?: boolean }) {
   return (
     <span class="copy-id">
-      <span class="muted small">{props.label} </span>
+      {props.labelShown !== false && <span class="muted small">{props.label} </span>}
       <code class="mono small" data-testid="copy-id-value">
         {props.value}
       </code>{" "}

@@ -7,6 +7,7 @@ import type { AttemptDetail, DeliveryDetail } from "../../src/webhooks/delivery-
 import { ApiFailure, api } from "../api.ts";
 import type { DeliveryView } from "../types.ts";
 import { useResource } from "../use-resource.ts";
+import { CopyId } from "./copy.tsx";
 import { formatDurationMs, prettyJson } from "./format.ts";
 import { formatRetry } from "./retry.ts";
 import { Time } from "./time.tsx";
@@ -142,10 +143,12 @@ export function DeliveryDetailPanel(props: {
       ) : (
         <>
           <h3 ref={heading} tabIndex={-1}>
-            {d.eventType} <span class="muted small mono">{d.id}</span>
+            {d.eventType} delivery
           </h3>
           <p class="small">
-            Event <span class="mono break">{d.eventId}</span>
+            <CopyId label="delivery id" value={d.id} />
+            <br />
+            <CopyId label="event id (Svc-Webhook-Id)" value={d.eventId} />
             {d.nextAttemptAt && (
               <span class="block" data-testid="next-attempt">
                 Next attempt: <Time iso={d.nextAttemptAt} />

@@ -6,6 +6,7 @@ import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { eventTypes } from "../../src/db/schema/values.ts";
 import { api } from "../api.ts";
 import type { DeliveryView, EndpointView } from "../types.ts";
+import { CopyId } from "./copy.tsx";
 import { DeliveryDetailPanel } from "./delivery-detail.tsx";
 import { formatDurationMs, localTime } from "./format.ts";
 import { Time } from "./time.tsx";
@@ -129,7 +130,10 @@ function DeliveryItem(props: {
       {d.status === "cancelled" && d.lastError && (
         <p class="small muted">Cancelled: {d.lastError}</p>
       )}
-      <p class="small muted mono break">event {d.eventId}</p>
+      {/* Labelled: a delivery's id and its event's id are both UUIDs and look alike. */}
+      <p class="small">
+        <CopyId label="event id" value={d.eventId} />
+      </p>
       <button
         ref={toggle}
         type="button"

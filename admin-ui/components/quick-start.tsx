@@ -6,7 +6,11 @@ import { useAction } from "../use-action.ts";
 import { CopyButton } from "./copy.tsx";
 import { Feedback } from "./feedback.tsx";
 
-export function QuickStart(props: { apiBaseUrl: string; onDismissed: () => void }) {
+export function QuickStart(props: {
+  apiBaseUrl: string;
+  isOperator?: boolean;
+  onDismissed: () => void;
+}) {
   const dismiss = useAction();
   const curl = `curl -H "Authorization: Bearer $SVC_API_KEY" ${props.apiBaseUrl}/accounts`;
   return (
@@ -16,6 +20,14 @@ export function QuickStart(props: { apiBaseUrl: string; onDismissed: () => void 
       data-testid="quick-start"
     >
       <h2 id="quick-start-heading">Quick start</h2>
+      {props.isOperator && (
+        <p data-testid="quick-start-operator">
+          You run this instance, and this account is your own: try the API here first. For your
+          customers, <a href="#/operator/new-account">create an account</a> (its user gets a
+          one-time password), or <a href="#/operator/import">import bank data</a> for one; the{" "}
+          <a href="#/operator/settings">settings</a> page shows the instance configuration.
+        </p>
+      )}
       <ol class="quick-start-steps">
         <li>
           <a href="#/connections">Connect the sandbox bank</a> first: a simulated customer whose

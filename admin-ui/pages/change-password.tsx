@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { api } from "../api.ts";
+import { ApiFailure, api } from "../api.ts";
 import { ErrorNotice, Notice, TextField } from "../components/ui.tsx";
 
 export function ChangePasswordPage(props: {
@@ -8,6 +8,9 @@ export function ChangePasswordPage(props: {
   onChanged: () => void;
 }) {
   const [currentPassword, setCurrent] = useState("");
+  // Right after signing in with a one-time password it is not asked again; the server asks for
+  // it once that sign-in is older than its grace period, and the field then appears.
+  const [askCurrent, setAskCurrent] = useState(!props.forced);
   const [newPassword, setNew] = useState("");
   const [repeat, setRepeat] = useState("");
   const [error, setError] = useState<unknown>(undefined);
@@ -29,13 +32,18 @@ export function ChangePasswordPage(props: {
           if (mismatch) return;
           setError(undefined);
           try {
-            await api("POST", "/me/password", { currentPassword, newPassword });
+            await api("POST", "/me/password", {
+              ...(askCurrent ? { currentPassword } : {}),
+              newPassword,
+            });
             setCurrent("");
             setNew("");
             setRepeat("");
             setDone(true);
             props.onChanged();
           } catch (failure) {
+            if (failure instanceof ApiFailure && failure.message.startsWith("currentPassword:"))
+              setAskCurrent(true);
             setError(failure);
           }
         }}
@@ -50,17 +58,19 @@ export function ChangePasswordPage(props: {
           hidden
           readOnly
         />
-        <TextField
-          label={props.forced ? "One-time password" : "Current password"}
-          value={currentPassword}
-          onValue={setCurrent}
-          input={{
-            type: "password",
-            name: "current-password",
-            autoComplete: "current-password",
-            required: true,
-          }}
-        />
+        {askCurrent && (
+          <TextField
+            label={props.forced ? "One-time password" : "Current password"}
+            value={currentPassword}
+            onValue={setCurrent}
+            input={{
+              type: "password",
+              name: "current-password",
+              autoComplete: "current-password",
+              required: true,
+            }}
+          />
+        )}
         <TextField
           label="New password"
           hint="At least 12 characters."

@@ -57,7 +57,9 @@ function KeyRow(props: { apiKey: ApiKeyView; onRevoked: () => Promise<void>; foc
         {apiKey.name}
       </td>
       <td data-label="Prefix">
-        <code>{apiKey.prefix}…</code>
+        <code class="key-prefix" data-testid="key-prefix">
+          {apiKey.prefix}…
+        </code>
       </td>
       <td data-label="Created">
         <Time iso={apiKey.createdAt} />

@@ -1,7 +1,7 @@
 // Operators: create a service account and its first user (issue 19). The password is generated
 // by the server and shown once here; the user must replace it at first sign-in.
 import { useState } from "preact/hooks";
-import { api } from "../api.ts";
+import { ApiFailure, api } from "../api.ts";
 import { CopyId } from "../components/copy.tsx";
 import { Feedback } from "../components/feedback.tsx";
 import { SecretOnce, SubmitButton, TextField } from "../components/ui.tsx";
@@ -21,6 +21,9 @@ export function OperatorNewAccountPage() {
   const [status, setStatus] = useState<(typeof statuses)[number]>("sandbox");
   const [subscription, setSubscription] = useState<(typeof subscriptions)[number]>("none");
   const [isOperator, setIsOperator] = useState(false);
+  // A problem with the e-mail (its shape, or a user who already has it) is shown at the field.
+  const [emailError, setEmailError] = useState<string | undefined>(undefined);
+  const [nameError, setNameError] = useState<string | undefined>(undefined);
   const [created, setCreated] = useState<Created | undefined>(undefined);
   const action = useAction();
   return (
@@ -56,14 +59,25 @@ export function OperatorNewAccountPage() {
           noValidate
           onSubmit={(event) => {
             event.preventDefault();
+            setEmailError(undefined);
+            setNameError(undefined);
             void action.run(async () => {
-              const answer = await api<Created>("POST", "/operator/accounts", {
-                email: email.trim(),
-                ...(name.trim() ? { name: name.trim() } : {}),
-                status,
-                subscriptionStatus: subscription,
-                isOperator,
-              });
+              let answer: Created;
+              try {
+                answer = await api<Created>("POST", "/operator/accounts", {
+                  email: email.trim(),
+                  ...(name.trim() ? { name: name.trim() } : {}),
+                  status,
+                  subscriptionStatus: subscription,
+                  isOperator,
+                });
+              } catch (failure) {
+                const message = failure instanceof ApiFailure ? failure.message : "";
+                if (/^email\b/.test(message) || /\be-mail\b/.test(message)) setEmailError(message);
+                else if (/^name\b/.test(message)) setNameError(message);
+                else throw failure;
+                return;
+              }
               setEmail("");
               setName("");
               setCreated(answer);
@@ -73,6 +87,7 @@ export function OperatorNewAccountPage() {
           <h2 id="new-account-heading">Account and first user</h2>
           <TextField
             label="E-mail of the first user"
+            error={emailError}
             value={email}
             onValue={setEmail}
             input={{ name: "email", type: "email", autoComplete: "off", required: true }}
@@ -80,6 +95,7 @@ export function OperatorNewAccountPage() {
           <TextField
             label="Account name (optional)"
             hint="Defaults to the e-mail address."
+            error={nameError}
             value={name}
             onValue={setName}
             input={{ name: "account-name", autoComplete: "off" }}

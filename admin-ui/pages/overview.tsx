@@ -120,7 +120,11 @@ function Checklist(props: { setup: Overview["setup"] }) {
   );
 }
 
-export function OverviewPage(props: { quickStart: boolean; onQuickStartDismissed: () => void }) {
+export function OverviewPage(props: {
+  quickStart: boolean;
+  isOperator: boolean;
+  onQuickStartDismissed: () => void;
+}) {
   const overview = useResource<Overview>("/overview");
   const o = overview.data;
   const heading = useRef<HTMLHeadingElement>(null);
@@ -146,7 +150,11 @@ export function OverviewPage(props: { quickStart: boolean; onQuickStartDismissed
             Account <strong>{o.account.name}</strong>
           </p>
           {props.quickStart && (
-            <QuickStart apiBaseUrl={o.apiBaseUrl} onDismissed={props.onQuickStartDismissed} />
+            <QuickStart
+              apiBaseUrl={o.apiBaseUrl}
+              isOperator={props.isOperator}
+              onDismissed={props.onQuickStartDismissed}
+            />
           )}
           <AccessCard overview={o} />
           <h2>Account</h2>
@@ -160,7 +168,7 @@ export function OverviewPage(props: { quickStart: boolean; onQuickStartDismissed
             </dd>
             <dt>Account id</dt>
             <dd>
-              <CopyId label="account id" value={o.account.id} />
+              <CopyId label="account id" value={o.account.id} labelShown={false} />
             </dd>
             <dt>API base URL</dt>
             <dd>

@@ -177,6 +177,16 @@ function serverCpuSeconds(): number {
   }
 }
 
+/** The server process's resident memory (VmRSS), MB. */
+function serverRssMb(): number {
+  try {
+    const status = readFileSync(`/proc/${server.pid}/status`, "utf8");
+    return Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1]) / 1024;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /**
  * The engine's floor over the URLs a rotating run just asked for (from the same offset of the
  * same file), in a plain process of its own on a connection of its own.
@@ -450,7 +460,7 @@ try {
     `\npage depth (in-process, the read of one 100-row page): page 1 ${(depth.firstPageMs * 1000).toFixed(0)} µs, page ${depth.deepestPage} ${(depth.deepestPageMs * 1000).toFixed(0)} µs -> ${depthRatio.toFixed(2)}x`,
   );
   console.log(
-    `the server wrote ${(serverLogBytes / 1e6).toFixed(0)} MB of log lines (access log at info)`,
+    `the server wrote ${(serverLogBytes / 1e6).toFixed(0)} MB of log lines (access log at info); its resident memory after the rounds: ${serverRssMb().toFixed(0)} MB (the bench's URL lists included)`,
   );
   const feedTimes = await timeChangeFeed(Math.max(5, rounds));
   console.log(

@@ -36,15 +36,30 @@ export async function setUserPassword(
   if (updated.length === 0) throw new ApiError("not_found", `No user ${userId}.`);
 }
 
-/** A user's own password change: the current password is checked, the one-time flag cleared. */
+/**
+ * A user's own password change: the current password is checked, the one-time flag cleared.
+ * `justSignedInWithOneTimePassword`: the caller's session signed in with the one-time password
+ * moments ago (it must be replaced at once), so it is not asked for a second time.
+ */
 export async function changePassword(
   db: Db,
   userId: string,
-  input: { currentPassword: string; newPassword: string },
+  input: {
+    currentPassword?: string | undefined;
+    newPassword: string;
+    justSignedInWithOneTimePassword?: boolean;
+  },
 ): Promise<void> {
   const { users } = db.t;
   const user = await first(db.select().from(users).where(eq(users.id, userId)));
   if (!user) throw new ApiError("not_found", `No user ${userId}.`);
+  if (input.currentPassword === undefined || input.currentPassword === "") {
+    if (user.mustChangePassword && input.justSignedInWithOneTimePassword) {
+      await setUserPassword(db, userId, input.newPassword, false);
+      return;
+    }
+    throw new ApiError("invalid_request", "currentPassword: required.");
+  }
   if (!user.passwordHash || !(await verifyPassword(input.currentPassword, user.passwordHash))) {
     throw new ApiError("invalid_credentials", "The current password is not correct.");
   }
@@ -55,20 +70,17 @@ export async function changePassword(
 }
 
 /**
- * Issue 19 "Getting started": an account owner sees the quick start from the first sign-in
- * until they dismiss it. Kept per user in the database (not in the browser), so dismissing it
- * once holds on every device and browser, and a cleared browser does not bring it back.
- * Operators run the instance rather than integrate with it, so it is not offered to them.
+ * Issue 19 "Getting started": every user sees the quick start from the first sign-in until they
+ * dismiss it. Kept per user in the database (not in the browser), so dismissing it once holds
+ * on every device and browser, and a cleared browser does not bring it back. Operators get it
+ * too: their own account is where they try the API first (the portal adds their own steps).
  */
 export async function quickStartShown(db: Db, userId: string): Promise<boolean> {
   const { users } = db.t;
   const user = await first(
-    db
-      .select({ isOperator: users.isOperator, dismissedAt: users.quickStartDismissedAt })
-      .from(users)
-      .where(eq(users.id, userId)),
+    db.select({ dismissedAt: users.quickStartDismissedAt }).from(users).where(eq(users.id, userId)),
   );
-  return user !== undefined && !user.isOperator && user.dismissedAt === null;
+  return user !== undefined && user.dismissedAt === null;
 }
 
 export async function dismissQuickStart(db: Db, clock: Clock, userId: string): Promise<void> {

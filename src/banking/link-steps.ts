@@ -4,7 +4,6 @@
 // state), claiming a SimpleFIN setup token, and the first sync. Provider calls happen outside
 // transactions.
 import { eq } from "drizzle-orm";
-import { activateIfRealBankAndBilling } from "../accounts/activation.ts";
 import { randomBase64Url, sha256Hex } from "../crypto/tokens.ts";
 import type { ConnectionStatus } from "../db/schema.ts";
 import type { Db } from "../db/store.ts";
@@ -13,9 +12,11 @@ import type { Services } from "../services.ts";
 import { applyConnectionSnapshot } from "./apply.ts";
 import { getConnection } from "./connections.ts";
 import type { ConnectionSnapshot } from "./model.ts";
+import { withoutUrlPaths } from "./notice.ts";
 import type { ProviderRegistry } from "./provider.ts";
 import type { EnableBankingClient } from "./providers/enable-banking/client.ts";
 import { ProviderError } from "./providers/errors.ts";
+import type { ProviderHttp } from "./providers/http.ts";
 import { createProviders, type RealBankClients, realBankClients } from "./providers/registry.ts";
 import { providerSecretBox } from "./providers/secrets.ts";
 import { type SyncResult, syncConnection } from "./sync.ts";
@@ -29,6 +30,8 @@ export type LinkDeps = Pick<
 > & {
   /** Tests may pass their own clients; else built from the config. */
   clients?: RealBankClients;
+  /** Tests may pass their own provider HTTP client (e.g. a short timeout). */
+  http?: ProviderHttp;
 };
 
 export type LinkStart =
@@ -50,7 +53,10 @@ export interface LinkResult {
 }
 
 export function clientsOf(deps: LinkDeps): RealBankClients {
-  return deps.clients ?? realBankClients(deps.clock, { config: deps.config });
+  return (
+    deps.clients ??
+    realBankClients(deps.clock, { config: deps.config, ...(deps.http ? { http: deps.http } : {}) })
+  );
 }
 
 export function enableBankingClientOf(deps: LinkDeps): EnableBankingClient {
@@ -67,6 +73,7 @@ function providersOf(deps: LinkDeps): ProviderRegistry {
   return createProviders(deps.clock, {
     config: deps.config,
     masterKey: deps.masterKey.bytes,
+    ...(deps.http ? { http: deps.http } : {}),
   });
 }
 
@@ -92,9 +99,6 @@ export async function moveTo(
       fetchedAt: deps.clock.now(),
       ...(extra.announce ? { announceStatus: true } : {}),
     });
-    // A real bank linked on an account whose billing is set up: it goes active now (spec 3).
-    if (snapshot.status === "linked")
-      await activateIfRealBankAndBilling(tx, deps.clock, connection.serviceAccountId);
     return applied;
   });
   if (result.eventsRaised > 0) deps.outbox.notify();
@@ -107,7 +111,7 @@ export function linkFailure(error: unknown, message: string): unknown {
     error.kind === "unavailable" || error.kind === "rate_limited"
       ? "unavailable"
       : "invalid_request";
-  return new ApiError(code, `The bank link did not complete: ${message}`);
+  return new ApiError(code, `The bank link did not complete: ${withoutUrlPaths(message)}`);
 }
 
 /** A provider failure during linking: the table decides the status; the caller gets an ApiError. */
@@ -116,7 +120,7 @@ export async function failLink(
   connectionId: string,
   error: unknown,
 ): Promise<never> {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = withoutUrlPaths(error instanceof Error ? error.message : String(error));
   const status =
     error instanceof ProviderError && error.kind === "user_declined" ? "rejected" : "error";
   await moveTo(deps, connectionId, { status, error: message });

@@ -60,8 +60,11 @@ async function createInitiated(
 ): Promise<string> {
   const id = newId();
   const now = deps.clock.now();
-  await deps.db.write((tx) =>
-    tx.insert(tx.t.connections).values({
+  await deps.db.write(async (tx) => {
+    // Counted again in the transaction that adds the row (SQLite's single writer, PostgreSQL
+    // SERIALIZABLE), so links racing each other cannot pass the limit.
+    await assertConnectionRoom(tx, serviceAccountId);
+    await tx.insert(tx.t.connections).values({
       id,
       serviceAccountId,
       provider,
@@ -72,8 +75,8 @@ async function createInitiated(
       providerState: JSON.stringify(state),
       createdAt: now,
       updatedAt: now,
-    }),
-  );
+    });
+  });
   await moveTo(deps, id, { status: "initiated" }, { announce: true });
   return id;
 }

@@ -26,7 +26,7 @@ export function registerConnect(program: Command, io: CliIo): void {
   connect
     .command("enable-banking")
     .description(
-      "Start linking a European bank through Enable Banking: prints the URL where the user approves at their bank. The bank sends the user back to the running server's /connect/callback, which completes the link.",
+      "Start linking a European bank through Enable Banking: prints the URL where the user approves at their bank. The bank sends the user back to the running server's /connect/callback, where the account's owner or an operator signs in to the portal to complete the link.",
     )
     .requiredOption("--account <id>", "service account id")
     .requiredOption("--country <cc>", "the bank's country, two letters (e.g. FI)")
@@ -51,6 +51,7 @@ export function registerConnect(program: Command, io: CliIo): void {
                   `connection ${start.connectionId} is awaiting authorisation`,
                   `open this URL to approve at the bank (valid until ${start.stateExpiresAt.toISOString()}):`,
                   `  ${start.url}`,
+                  "at the callback, the account's owner or an operator signs in to the portal to finish.",
                 ].join("\n")
               : start.message,
           );

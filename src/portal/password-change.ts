@@ -17,7 +17,13 @@ async function take(db: Db, clock: Clock, rule: WindowRule): Promise<void> {
 export async function changePasswordThrottled(
   db: Db,
   clock: Clock,
-  input: { userId: string; currentPassword: string; newPassword: string; clientAddress?: string },
+  input: {
+    userId: string;
+    currentPassword?: string | undefined;
+    newPassword: string;
+    justSignedInWithOneTimePassword?: boolean;
+    clientAddress?: string;
+  },
 ): Promise<void> {
   await take(db, clock, {
     key: `password-change:user:${input.userId}`,

@@ -13,6 +13,8 @@ const touchIntervalMs = 60_000;
 
 export interface PortalPrincipal {
   sessionId: string;
+  /** When this session signed in (the one-time-password sign-in that a first change follows). */
+  sessionCreatedAt: Date;
   userId: string;
   email: string;
   isOperator: boolean;
@@ -56,6 +58,7 @@ export async function resolveSession(
     db
       .select({
         sessionId: sessions.id,
+        sessionCreatedAt: sessions.createdAt,
         lastSeenAt: sessions.lastSeenAt,
         expiresAt: sessions.expiresAt,
         userId: users.id,

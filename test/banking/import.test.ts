@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { importBankData, importBatchAccounts } from "../../src/banking/import/ingest.ts";
-import { ImportRejected } from "../../src/banking/import/validate.ts";
+import { ImportRejected, validateImportDocument } from "../../src/banking/import/validate.ts";
 import { failingWrite } from "../support/failing-db.ts";
 import { tables } from "../support/tables.ts";
 
@@ -331,5 +331,52 @@ describe("operator ingest: an invalid document is rejected whole", () => {
     // Again: nothing new, no second announcement.
     await importBankData(s.services, s.accountId, structuredClone(document));
     expect(await announcements()).toHaveLength(1);
+  });
+});
+
+describe("operator ingest: problems in an operator's words", () => {
+  test("a wrong type, a value outside the vocabulary, a missing field and an unknown field are worded plainly, never as validator text", () => {
+    const document = {
+      connections: [
+        {
+          id: 5,
+          institution: "Acme Bank",
+          status: "nope",
+          surprise: 1,
+          accounts: [
+            {
+              id: "acc",
+              name: "Checking",
+              type: "current",
+              currency: "EUR",
+              transactions: [
+                { id: "t1", status: "booked", amount: 12, booking_date: "2026-01-02" },
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    let rejected: ImportRejected | undefined;
+    try {
+      validateImportDocument(document);
+    } catch (error) {
+      rejected = error as ImportRejected;
+    }
+    const messages = Object.fromEntries(
+      (rejected?.problems ?? []).map((problem) => [problem.path, problem.message]),
+    );
+    const transaction = "connections[0].accounts[0].transactions[0]";
+    expect(messages).toEqual({
+      "connections[0].id": "must be a string (in double quotes), not number 5",
+      "connections[0].status":
+        'must be one of "linked", "awaiting_auth", "rejected", "suspended", "expired", "error", "initiated", not the string "nope"',
+      "connections[0]": 'unknown field "surprise": remove it (see the ingest format)',
+      [`${transaction}.amount`]: "must be a string (in double quotes), not number 12",
+      [`${transaction}.description`]: "is required",
+    });
+    for (const message of Object.values(messages)) {
+      expect(message).not.toMatch(/Invalid input|Invalid option|Unrecognized key|received/);
+    }
   });
 });

@@ -13,6 +13,7 @@ import {
   spawnCaptured,
   startBinary,
 } from "../support/binary.ts";
+import { engineEnvFor } from "../support/engine.ts";
 import { startReceiver } from "../support/receiver.ts";
 import { makeTempDir } from "../support/temp.ts";
 import { waitUntil } from "../support/wait.ts";
@@ -23,7 +24,8 @@ describe("svc dev", () => {
     const binary = await compiledBinary();
     const cwd = makeTempDir("svc-dev");
     const port = await freePort();
-    const dev = spawnCaptured([binary, "dev", "--port", String(port)], { cwd });
+    const engineEnv = await engineEnvFor(cwd);
+    const dev = spawnCaptured([binary, "dev", "--port", String(port)], { cwd, env: engineEnv });
     const baseUrl = `http://127.0.0.1:${port}`;
     await waitUntil(
       async () => {
@@ -80,7 +82,10 @@ describe("svc dev", () => {
               "connection.status.changed",
             ].every((type) => typesReceived().has(type)),
           "every account event type at the receiver",
-        );
+          30_000,
+        ).catch((error) => {
+          throw new Error(`${error.message}; received ${[...typesReceived()].join(", ")}`);
+        });
         const isStatusEvent = (body: string) =>
           JSON.parse(body).type === "connection.status.changed";
         await waitUntil(
@@ -105,7 +110,10 @@ describe("svc dev", () => {
 
     // The CA is kept: a second start does not replace what the receiver trusts.
     const caPem = readFileSync(join(cwd, "data", "dev-ca", "ca.pem"), "utf8");
-    const again = spawnCaptured([binary, "dev", "--port", String(port)], { cwd });
+    const again = spawnCaptured([binary, "dev", "--port", String(port)], {
+      cwd,
+      env: engineEnv,
+    });
     await waitUntil(() => again.stdout().includes("TLS_KEY_FILE="), "the second start", 20_000);
     again.process.kill("SIGTERM");
     await again.process.exited;

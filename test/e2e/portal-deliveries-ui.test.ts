@@ -336,7 +336,7 @@ for (const size of sizes) {
       await page.getByLabel("Event type", { exact: true }).selectOption("");
       await page.getByLabel("Outcome").selectOption("");
 
-      const search = page.getByLabel("Event id");
+      const search = page.getByLabel("Event id", { exact: true });
       await search.fill(ids.eventId.slice(0, 8));
       await page.getByRole("button", { name: "Search" }).click();
       await page.getByText("Enter a whole event id").waitFor();
@@ -349,7 +349,7 @@ for (const size of sizes) {
           (await items.count()) >= 2 &&
           (await items.evaluateAll(
             (list, eventId) =>
-              list.every((e) => e.textContent?.includes(`event ${eventId}`) === true),
+              list.every((e) => e.textContent?.includes(`event id ${eventId}`) === true),
             ids.eventId,
           )),
         "only the searched event's deliveries (the first and its resends)",

@@ -266,6 +266,18 @@ for (const viewport of viewports) {
       await page.getByLabel("E-mail of the first user").waitFor();
       expect(await page.content()).not.toContain(password);
 
+      // The same e-mail again: the problem is shown at the e-mail field, tied to it.
+      const emailField = page.getByLabel("E-mail of the first user");
+      await emailField.fill(email);
+      await press(viewport, page.getByRole("button", { name: "Create account" }));
+      await page.locator(".field-error").getByText("already exists").waitFor();
+      expect(await emailField.getAttribute("aria-invalid")).toBe("true");
+      const describedBy = (await emailField.getAttribute("aria-describedby")) ?? "";
+      expect(await page.locator(`[id="${describedBy.split(" ").at(-1)}"]`).textContent()).toContain(
+        "already exists",
+      );
+      await expectAccessible(page, "create account with an e-mail problem at its field");
+
       await openNav(page, "Accounts");
       await page.getByRole("heading", { name: "Service accounts" }).waitFor();
       const card = page.getByTestId("account-card").filter({ hasText: name });

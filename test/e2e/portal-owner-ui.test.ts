@@ -150,6 +150,11 @@ for (const viewport of viewports) {
 
       await openNav(page, "Overview");
       await page.getByText(accountId, { exact: true }).waitFor();
+      // The term says "Account id"; its value is the id and its Copy button, not the label again.
+      const value = page
+        .locator("dt", { hasText: "Account id" })
+        .locator("xpath=following-sibling::dd[1]");
+      expect(((await value.textContent()) ?? "").toLowerCase()).not.toContain("account id");
       await page.getByRole("button", { name: "Copy account id" }).click();
       expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(accountId);
     }, 60_000);
@@ -190,6 +195,14 @@ for (const viewport of viewports) {
       await expectFocusNotOnBody(page);
       await expectFocusOnText(page, "Revoked “old”");
       await expectAccessible(page, "key revoked");
+      // The prefix is one token: after a revoke (a wider Status cell) it still sits on one line.
+      const prefix = row.getByTestId("key-prefix");
+      const lines = await prefix.evaluate((element) => {
+        const height = element.getBoundingClientRect().height;
+        const lineHeight = Number.parseFloat(getComputedStyle(element).lineHeight) || 20;
+        return Math.round(height / lineHeight);
+      });
+      expect(lines).toBe(1);
     }, 60_000);
 
     test("the verification code field takes a pasted code with spaces and lower case; a wrong length is refused in the page without spending an attempt", async () => {

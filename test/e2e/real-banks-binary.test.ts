@@ -9,12 +9,11 @@ import { eq } from "drizzle-orm";
 import { createServiceAccount } from "../../src/accounts/service-accounts.ts";
 import { loadConfig } from "../../src/config.ts";
 import { silentLogger } from "../../src/log.ts";
-import { createSession } from "../../src/portal/sessions.ts";
-import { openServices } from "../../src/services.ts";
+import { openServices, type Services } from "../../src/services.ts";
 import { compiledBinary, runBinary, startBinary } from "../support/binary.ts";
-import { startEnableBankingStub } from "../support/enable-banking-stub.ts";
+import { type EnableBankingStub, startEnableBankingStub } from "../support/enable-banking-stub.ts";
 import { engineEnvFor } from "../support/engine.ts";
-import { createTestPki } from "../support/pki.ts";
+import { createTestPki, type TestPki } from "../support/pki.ts";
 import { portalClient, testPassword } from "../support/portal.ts";
 import {
   defaultEbAccount,
@@ -25,6 +24,57 @@ import {
 } from "../support/provider-fixtures.ts";
 import { startSimplefinStub } from "../support/simplefin-stub.ts";
 import { makeTempDir } from "../support/temp.ts";
+
+/** The served binary configured for the stubs, its CLI, and a writer on its database. */
+async function serviceBesideStubs(
+  binary: string,
+  pki: TestPki,
+  eb: EnableBankingStub,
+  extraEnv: Record<string, string> = {},
+) {
+  const cwd = makeTempDir("svc-real-banks");
+  const env = {
+    SVC_UNSAFE_ALLOW_PRIVATE_TARGETS: "true",
+    SVC_PROVIDER_CA_FILE: pki.caFile,
+    SVC_ENABLE_BANKING_APPLICATION_ID: eb.applicationId,
+    SVC_ENABLE_BANKING_KEY_FILE: eb.keyFile,
+    SVC_ENABLE_BANKING_API_URL: eb.url,
+    ...extraEnv,
+  };
+  const svc = async (...argv: string[]) => {
+    const run = await runBinary(binary, [...argv, "--json"], cwd, env);
+    return { ...run, json: <T>() => JSON.parse(run.stdout) as T };
+  };
+  const server = await startBinary(binary, { cwd, env });
+  const writer = await openServices(
+    loadConfig({ env: await engineEnvFor(cwd), cwd, flags: { dataDir: join(cwd, "data") } }),
+    { log: silentLogger },
+  );
+  /** As if the budget's waiting time had passed (the binary runs on the real clock). */
+  const budgetPassed = (connectionId: string) =>
+    writer.db.write((tx) =>
+      tx
+        .update(tx.t.connections)
+        .set({ nextPullAt: null })
+        .where(eq(tx.t.connections.id, connectionId)),
+    );
+  return { svc, server, writer, budgetPassed };
+}
+
+/** An account whose owner is signed in to the served portal: its id and the session cookie. */
+async function signedInOwner(
+  writer: Services,
+  baseUrl: string,
+  email: string,
+): Promise<{ account: string; cookie: string }> {
+  const owner = await createServiceAccount(writer.db, writer.clock, {
+    email,
+    password: testPassword,
+  });
+  const portal = portalClient(baseUrl);
+  await portal.request("POST", "/session", { email, password: testPassword });
+  return { account: owner.account.id, cookie: portal.cookie ?? "" };
+}
 
 describe("real banks through the compiled binary", () => {
   test("link (an unbound callback attaches nothing), first sync, a SimpleFIN first read that fails, events, read API, consent expiry and Renew keeping every id, error recovery, removal", async () => {
@@ -58,40 +108,16 @@ describe("real banks through the compiled binary", () => {
         { id: "sf-t1", posted: nowSeconds - 86_400, amount: "-20.00", description: "Groceries" },
       ],
     });
-    const cwd = makeTempDir("svc-real-banks");
-    const env = {
-      SVC_UNSAFE_ALLOW_PRIVATE_TARGETS: "true",
-      SVC_PROVIDER_CA_FILE: pki.caFile,
-      SVC_ENABLE_BANKING_APPLICATION_ID: eb.applicationId,
-      SVC_ENABLE_BANKING_KEY_FILE: eb.keyFile,
-      SVC_ENABLE_BANKING_API_URL: eb.url,
+    const { svc, server, writer, budgetPassed } = await serviceBesideStubs(binary, pki, eb, {
       SVC_LOG_LEVEL: "info",
-    };
-    const svc = async (...argv: string[]) => {
-      const run = await runBinary(binary, [...argv, "--json"], cwd, env);
-      return { ...run, json: <T>() => JSON.parse(run.stdout) as T };
-    };
-    const server = await startBinary(binary, { cwd, env });
-    const writer = await openServices(
-      loadConfig({ env: await engineEnvFor(cwd), cwd, flags: { dataDir: join(cwd, "data") } }),
-      { log: silentLogger },
-    );
-    /** As if the budget's waiting time had passed (the binary runs on the real clock). */
-    const budgetPassed = (connectionId: string) =>
-      writer.db.write((tx) =>
-        tx
-          .update(tx.t.connections)
-          .set({ nextPullAt: null })
-          .where(eq(tx.t.connections.id, connectionId)),
-      );
+    });
     try {
       const providers = await svc("providers");
       expect(providers.json<{ name: string; configured: boolean }[]>()).toContainEqual(
         expect.objectContaining({ name: "enable_banking", configured: true }),
       );
-      const account = (await svc("accounts", "create", "--email", "owner@example.com")).json<{
-        id: string;
-      }>().id;
+      // The owner signs in: a link started from the CLI is finished by the owner's browser.
+      const { account, cookie } = await signedInOwner(writer, server.baseUrl, "owner@example.com");
       const key = (await svc("keys", "create", "--account", account)).json<{ key: string }>().key;
       const api = async <T>(path: string) =>
         (await (
@@ -121,13 +147,7 @@ describe("real banks through the compiled binary", () => {
       expect(unbound.status).toBe(403);
       expect(await unbound.text()).toContain("Sign in to finish connecting the bank");
       expect(eb.sessions.size).toBe(0);
-      const { users } = writer.db.t;
-      const [owner] = await writer.db
-        .select()
-        .from(users)
-        .where(eq(users.serviceAccountId, account));
-      const ownerSession = await createSession(writer.db, writer.clock, owner?.id ?? "");
-      const signedIn = { headers: { Cookie: `svc_session=${ownerSession.token}` } };
+      const signedIn = { headers: { Cookie: cookie } };
       const page = await fetch(`${server.baseUrl}/connect/callback?${callbackQuery}`, signedIn);
       expect(page.status).toBe(200);
       expect(await page.text()).toContain("Your bank is connected");
@@ -304,42 +324,10 @@ describe("real banks through the compiled binary", () => {
       sfShape("errors-with-accounts"),
       sfShape("credit-card-negative-balance"),
     );
-    const cwd = makeTempDir("svc-real-shapes");
-    const env = {
-      SVC_UNSAFE_ALLOW_PRIVATE_TARGETS: "true",
-      SVC_PROVIDER_CA_FILE: pki.caFile,
-      SVC_ENABLE_BANKING_APPLICATION_ID: eb.applicationId,
-      SVC_ENABLE_BANKING_KEY_FILE: eb.keyFile,
-      SVC_ENABLE_BANKING_API_URL: eb.url,
-    };
-    const svc = async (...argv: string[]) => {
-      const run = await runBinary(binary, [...argv, "--json"], cwd, env);
-      return { ...run, json: <T>() => JSON.parse(run.stdout) as T };
-    };
-    const server = await startBinary(binary, { cwd, env });
-    const writer = await openServices(
-      loadConfig({ env: await engineEnvFor(cwd), cwd, flags: { dataDir: join(cwd, "data") } }),
-      { log: silentLogger },
-    );
-    const budgetPassed = (connectionId: string) =>
-      writer.db.write((tx) =>
-        tx
-          .update(tx.t.connections)
-          .set({ nextPullAt: null })
-          .where(eq(tx.t.connections.id, connectionId)),
-      );
+    const { svc, server, writer, budgetPassed } = await serviceBesideStubs(binary, pki, eb);
     try {
-      // The owner signs in: the link started from the CLI is finished by the owner's browser.
-      const owner = await createServiceAccount(writer.db, writer.clock, {
-        email: "shapes@example.com",
-        password: testPassword,
-      });
-      const account = owner.account.id;
-      const portal = portalClient(server.baseUrl);
-      await portal.request("POST", "/session", {
-        email: "shapes@example.com",
-        password: testPassword,
-      });
+      // The owner signs in: a link started from the CLI is finished by the owner's browser.
+      const { account, cookie } = await signedInOwner(writer, server.baseUrl, "shapes@example.com");
       const key = (await svc("keys", "create", "--account", account)).json<{ key: string }>().key;
       const api = async <T>(path: string) =>
         (await (
@@ -367,7 +355,7 @@ describe("real banks through the compiled binary", () => {
       const authorizationId = new URL(started.url).searchParams.get("id") ?? "";
       const page = await fetch(
         `${server.baseUrl}/connect/callback?state=${encodeURIComponent(eb.lastState)}&code=${eb.approve(authorizationId)}`,
-        { headers: { Cookie: portal.cookie ?? "" } },
+        { headers: { Cookie: cookie } },
       );
       expect(page.status).toBe(200);
       const ebId = started.connection_id;

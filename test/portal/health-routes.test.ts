@@ -144,8 +144,12 @@ describe("portal: quick start (issue 19 getting started)", () => {
     expect((await again.json<{ quickStart: boolean }>("GET", "/me")).body.quickStart).toBe(false);
   });
 
-  test("operators are not offered it", async () => {
+  test("an operator's own account is offered it too, until dismissed", async () => {
     const operator = await signedInOwner(services, server.baseUrl, { isOperator: true });
+    expect(
+      (await operator.client.json<{ quickStart: boolean }>("GET", "/me")).body.quickStart,
+    ).toBe(true);
+    expect((await operator.client.request("POST", "/me/quick-start/dismiss")).status).toBe(204);
     expect(
       (await operator.client.json<{ quickStart: boolean }>("GET", "/me")).body.quickStart,
     ).toBe(false);

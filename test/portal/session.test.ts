@@ -2,6 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { asc, like } from "drizzle-orm";
 import { createServiceAccount } from "../../src/accounts/service-accounts.ts";
 import type { Db } from "../../src/db/store.ts";
+import { oneTimeSignInGraceMs } from "../../src/portal/routes/session-routes.ts";
 import { sessionIdleMs } from "../../src/portal/sessions.ts";
 import { createFakeClock } from "../support/fake-clock.ts";
 import { portalClient, signedInOwner, testPassword } from "../support/portal.ts";
@@ -338,6 +339,40 @@ describe("portal sign-in and sessions", () => {
         .mustChangePassword,
     ).toBe(false);
     expect((await second.request("GET", "/me")).status).toBe(401);
+  });
+
+  test("the first change right after a one-time-password sign-in does not ask for that password again; later, and once changed, the current password is required", async () => {
+    const created = await createServiceAccount(services.db, clock, { email: "first@example.com" });
+    const password = created.oneTimePassword ?? "";
+    const fresh = portalClient(server.baseUrl);
+    await fresh.request("POST", "/session", { email: "first@example.com", password });
+    const changed = await fresh.json("POST", "/me/password", { newPassword: "my own password 1" });
+    expect(changed.status).toBe(200);
+    // Changed: from now on the current password is asked, as for any change.
+    const again = await fresh.json<{ error: { message: string } }>("POST", "/me/password", {
+      newPassword: "my own password 2",
+    });
+    expect(again.status).toBe(400);
+    expect(again.body.error.message).toBe("currentPassword: required.");
+
+    // A one-time-password session older than the grace period must give the password.
+    const late = await createServiceAccount(services.db, clock, { email: "late@example.com" });
+    const stale = portalClient(server.baseUrl);
+    await stale.request("POST", "/session", {
+      email: "late@example.com",
+      password: late.oneTimePassword ?? "",
+    });
+    clock.advance(oneTimeSignInGraceMs);
+    const refused = await stale.json<{ error: { message: string } }>("POST", "/me/password", {
+      newPassword: "my own password 3",
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toBe("currentPassword: required.");
+    const given = await stale.json("POST", "/me/password", {
+      currentPassword: late.oneTimePassword,
+      newPassword: "my own password 3",
+    });
+    expect(given.status).toBe(200);
   });
 
   test("operator pages are refused to account owners and list accounts for operators", async () => {

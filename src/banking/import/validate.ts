@@ -72,8 +72,62 @@ function problem(input: unknown, path: readonly PropertyKey[], message: string):
   return { path: formatPath(path), ...(recordId !== undefined ? { recordId } : {}), message };
 }
 
+/** The value at `path` in the raw input (what the operator wrote there). */
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let node: unknown = input;
+  for (const key of path) {
+    if (node === null || typeof node !== "object") return undefined;
+    node = (node as Record<PropertyKey, unknown>)[key as string];
+  }
+  return node;
+}
+
+const typeWords: Record<string, string> = {
+  string: "a string (in double quotes)",
+  number: "a number",
+  boolean: "true or false",
+  array: "a list ([...])",
+  object: "an object ({...})",
+};
+
+function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "string") return `the string ${JSON.stringify(value)}`;
+  if (typeof value === "object") return "an object";
+  return `${typeof value} ${JSON.stringify(value)}`;
+}
+
+/**
+ * A schema problem in an operator's words: zod's own wording ("Invalid input: expected string,
+ * received number") is replaced for the issues an ingest file typically has; messages the
+ * schema words itself ("must be an IBAN") are kept.
+ */
+function plainMessage(input: unknown, issue: z.core.$ZodIssue): string {
+  const value = valueAt(input, issue.path);
+  switch (issue.code) {
+    case "invalid_type":
+      if (value === undefined) return "is required";
+      return `must be ${typeWords[issue.expected] ?? issue.expected}, not ${describeValue(value)}`;
+    case "invalid_value":
+      return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}, not ${describeValue(value)}`;
+    case "unrecognized_keys":
+      return `unknown field${issue.keys.length === 1 ? "" : "s"} ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}: remove ${issue.keys.length === 1 ? "it" : "them"} (see the ingest format)`;
+    case "too_big":
+      if (issue.message.startsWith("Too big") && issue.origin === "string")
+        return `must be at most ${issue.maximum} characters`;
+      return issue.message;
+    case "too_small":
+      if (issue.message.startsWith("Too small") && issue.origin === "string")
+        return `must be at least ${issue.minimum} characters`;
+      return issue.message;
+    default:
+      return issue.message;
+  }
+}
+
 function schemaProblems(input: unknown, error: z.ZodError): ImportProblem[] {
-  return error.issues.map((issue) => problem(input, issue.path, issue.message));
+  return error.issues.map((issue) => problem(input, issue.path, plainMessage(input, issue)));
 }
 
 /** Rules that span records: ids unique where they must be, pending links that make sense. */

@@ -239,7 +239,11 @@ export const balances = sqliteTable("balances", {
   fetchedAt: ms("fetched_at").notNull(),
 });
 
-/** Transactions, de-duplicated on (account, provider's stable id). */
+/**
+ * Transactions. external_id is the sandbox bank's or import file's stable id; for real banks,
+ * whose ids are hints, it is the row's own id and the provider ids are in
+ * transaction_provider_ids (docs/providers.md "One transaction, one id").
+ */
 export const transactions = sqliteTable(
   "transactions",
   {

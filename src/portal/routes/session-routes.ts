@@ -9,7 +9,7 @@ import type { Services } from "../../services.ts";
 import { requireSession } from "../auth.ts";
 import type { SessionCookie } from "../cookies.ts";
 import { changePasswordThrottled } from "../password-change.ts";
-import { createSession, deleteSession, deleteUserSessions } from "../sessions.ts";
+import { createSession, deleteSession, deleteUserSessions, resolveSession } from "../sessions.ts";
 import { signIn } from "../sign-in.ts";
 
 const signInBody = z.object({
@@ -18,9 +18,16 @@ const signInBody = z.object({
 });
 
 const passwordBody = z.object({
-  currentPassword: z.string().max(maxPasswordLength),
+  // Optional only for the first change right after a one-time-password sign-in.
+  currentPassword: z.string().max(maxPasswordLength).optional(),
   newPassword: z.string(),
 });
+
+/**
+ * A session this young that signed in while the password was a one-time one has just typed it:
+ * the first change does not ask for it again. Later, the current password is asked as usual.
+ */
+export const oneTimeSignInGraceMs = 30 * 60_000;
 
 /** Sign-in, sign-out, who am I, and the password change (also for one-time passwords). */
 export function sessionRoutes(services: Services, cookie: SessionCookie): Hono {
@@ -62,6 +69,24 @@ export function sessionRoutes(services: Services, cookie: SessionCookie): Hono {
     return c.json({ signedIn: true, expiresAt: session.expiresAt.toISOString() }, 201);
   });
 
+  // Whether this browser is signed in, answered 200 either way: the portal asks it at every
+  // load, and a signed-out visitor's console should not show a refused request for it.
+  app.get("/session", async (c) => {
+    const token = cookie.read(c);
+    const me = token ? await resolveSession(db, clock, token) : undefined;
+    if (!me) return c.json({ signedIn: false });
+    return c.json({
+      signedIn: true,
+      ...(await describeMe(
+        me.userId,
+        me.email,
+        me.isOperator,
+        me.mustChangePassword,
+        me.serviceAccountId,
+      )),
+    });
+  });
+
   app.delete("/session", anySession, async (c) => {
     await deleteSession(db, c.get("portalUser").sessionId);
     cookie.clear(c);
@@ -93,6 +118,9 @@ export function sessionRoutes(services: Services, cookie: SessionCookie): Hono {
     await changePasswordThrottled(db, clock, {
       userId: me.userId,
       ...body,
+      justSignedInWithOneTimePassword:
+        me.mustChangePassword &&
+        clock.now().getTime() - me.sessionCreatedAt.getTime() < oneTimeSignInGraceMs,
       ...(address ? { clientAddress: address } : {}),
     });
     // Other sessions (perhaps a thief's) end; this one continues.
