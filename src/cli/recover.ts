@@ -61,7 +61,7 @@ export function registerRecoveryCommands(endpoints: Command, io: CliIo): void {
     .option("--until <time>", "end of the window (default: now)")
     .option("--wait", "follow the progress until every re-sent delivery has an outcome")
     .description(
-      `Re-send every event of a window whose delivery to the endpoint failed for good, in creation order, as new manual deliveries (at most ${recoveryPacePerSecond} a second; ${recoveriesPerDay.limit} recoveries and ${recoveredEventsPerDay} events per account per day; one at a time per endpoint). A running svc serve sends them.`,
+      `Re-send every event of a window whose delivery to the endpoint failed for good (retries used up) or was cut (the endpoint was disabled mid-retry), in creation order, as new manual deliveries (at most ${recoveryPacePerSecond} a second; ${recoveriesPerDay.limit} recoveries and ${recoveredEventsPerDay} events per account per day; one at a time per endpoint). Events never sent (endpoint paused, disabled or unverified) stay unsent and are counted: receivers read them from GET /v1/events. A running svc serve sends the rest.`,
     )
     .action(
       async (

@@ -4,7 +4,7 @@
 // interleaved while the client pages, and on PostgreSQL with writers committing out of order;
 // cursors of another account, past retention, or damaged.
 import { afterAll, describe, expect, test } from "bun:test";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { encodeCursor } from "../../src/api/cursor.ts";
 import { pruneHistory } from "../../src/banking/retention.ts";
 import { connectSandbox } from "../../src/banking/sandbox/connect.ts";
@@ -13,6 +13,7 @@ import { errorOf, startApiHarness } from "../support/api.ts";
 import { insertTransactions } from "../support/bank-fixtures.ts";
 import { drainFeed, FeedCopy, type FeedPage, transactionWriter } from "../support/change-feed.ts";
 import { testEngine } from "../support/engine.ts";
+import { waitUntil } from "../support/wait.ts";
 
 const api = await startApiHarness();
 afterAll(() => api.stop());
@@ -189,8 +190,13 @@ describe("transactions change feed", () => {
         },
         { isolation: "read committed" },
       );
-      // B's statement has started (and is waiting for A's locks) before A writes again.
-      await Bun.sleep(200);
+      // B's statement has started and waits for a lock A holds, before A writes again.
+      await waitUntil(async () => {
+        const [row] = await db.rows<{ waiting: number | string }>(
+          sql`SELECT count(*) AS waiting FROM pg_locks WHERE NOT granted AND (database IS NULL OR database = (SELECT oid FROM pg_database WHERE datname = current_database()))`,
+        );
+        return Number(row?.waiting ?? 0) > 0;
+      }, "writer B to wait for writer A");
       aMayFinish.open();
       await writerA;
       await bWrote.opened;

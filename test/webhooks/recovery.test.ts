@@ -26,6 +26,7 @@ import {
 } from "../../src/webhooks/recovery-steps.ts";
 import { failuresBeforeDisabling, retryDelaysMs } from "../../src/webhooks/retry-schedule.ts";
 import { type Receiver, startReceiver } from "../support/receiver.ts";
+import { waitUntil } from "../support/wait.ts";
 import { verifyWebhook } from "../support/webhook-verifier.ts";
 import {
   apiErrorOf,
@@ -40,10 +41,14 @@ const cleanups: (() => unknown)[] = [];
 let receiver: Receiver;
 /** Paths whose receiver answers 500 to account events (verification always succeeds). */
 const down = new Set<string>();
+/** Paths whose receiver holds account events until the promise gives a status. */
+const held = new Map<string, Promise<number>>();
 
 beforeAll(async () => {
-  receiver = startReceiver((await testCertificates()).cert, (req) => {
+  receiver = startReceiver((await testCertificates()).cert, async (req) => {
     const type = JSON.parse(req.body).type;
+    const hold = held.get(req.path);
+    if (hold && type !== "webhook.verify") return new Response(null, { status: await hold });
     const failing = type !== "webhook.verify" && down.has(req.path);
     return new Response(null, { status: failing ? 500 : 200 });
   });
@@ -201,6 +206,43 @@ describe("recover", () => {
       status: "completed",
       sent: failuresBeforeDisabling,
       delivered: failuresBeforeDisabling,
+    });
+  });
+
+  test("a delivery cancelled while its attempt was under way (its count stays 0, the attempt is logged) is recovered as cut, not counted as never sent", async () => {
+    const s = await setup();
+    const d = dispatcher(s);
+    const path = `/mid-${crypto.randomUUID()}`;
+    const { endpoint } = await registerVerified(s, receiver, path);
+    const since = s.clock.now();
+    let answer: (status: number) => void = () => {};
+    held.set(
+      path,
+      new Promise<number>((resolve) => {
+        answer = resolve;
+      }),
+    );
+    const event = await raise(s, 1);
+    const sending = d.runDue();
+    await waitUntil(
+      () => accountEventsAt(path).some((r) => r.headers["svc-webhook-id"] === event.eventId),
+      "the attempt to reach the receiver",
+    );
+    const ref = { endpointId: endpoint.id };
+    await pauseEndpoint(s.services.db, s.clock, ref);
+    answer(500);
+    await sending;
+    held.delete(path);
+    await resumeEndpoint(s.services.db, s.clock, ref);
+    const { deliveries } = s.services.db.t;
+    const [row] = await s.services.db
+      .select({ status: deliveries.status, attemptCount: deliveries.attemptCount })
+      .from(deliveries)
+      .where(eq(deliveries.eventId, event.eventId));
+    expect(row).toEqual({ status: "cancelled", attemptCount: 0 });
+    expect(await previewRecovery(s.services, ref, { since })).toMatchObject({
+      recoverable: 1,
+      unsent: 0,
     });
   });
 
