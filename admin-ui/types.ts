@@ -13,6 +13,7 @@ import type { DeliveryView } from "../src/webhooks/delivery-log.ts";
 import type { EndpointView } from "../src/webhooks/endpoint-records.ts";
 import type { EndpointWithSecret } from "../src/webhooks/endpoint-registration.ts";
 import type { OneOffSendView } from "../src/webhooks/one-off-send.ts";
+import type { RecoveryPreview, RecoveryView } from "../src/webhooks/recovery.ts";
 import type { PendingVerification } from "../src/webhooks/verification.ts";
 
 export type {
@@ -29,6 +30,8 @@ export type {
   OperatorConnectionView,
   OwnConnectionView,
   PendingVerification,
+  RecoveryPreview,
+  RecoveryView,
   SimulationResult,
   SyncResult,
 };

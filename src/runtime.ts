@@ -1,6 +1,7 @@
 // `svc serve` as a function: the HTTP server plus the background work, with an orderly stop.
 import { ensureFirstOperator } from "./accounts/bootstrap.ts";
 import type { CreatedAccount } from "./accounts/service-accounts.ts";
+import { startConsentWarningWorker } from "./banking/consent-warnings.ts";
 import { startRetentionWorker } from "./banking/retention.ts";
 import { startSyncScheduler } from "./banking/scheduler.ts";
 import { startProcessRegistry } from "./cluster/processes.ts";
@@ -93,6 +94,7 @@ export async function startService(
   });
   wakeDispatcher = dispatcher.wake;
   workers.push(dispatcher);
+  workers.push(startConsentWarningWorker(services, { onMailQueued: () => mail?.wake() }));
   // Stopped before the dispatcher: no step queues deliveries while it finishes.
   workers.push(
     startRecoveryWorker({

@@ -1,6 +1,7 @@
 // The banner on every page while something needs the owner (issue 19 "Health at a glance"):
 // a disabled endpoint (reason, date, Enable: spec 3, nothing raised meanwhile is replayed) or
-// a connection in expired, suspended, error or awaiting_auth.
+// a connection in expired, suspended, error or awaiting_auth, or a consent that ends soon (the
+// owner was warned 7 days and 1 day before).
 import { useCallback, useEffect } from "preact/hooks";
 import { api } from "../api.ts";
 import type { Attention } from "../types.ts";
@@ -76,7 +77,7 @@ export function AttentionBanner(props: { route: string }) {
   }, [refresh]);
   usePolling(refresh, 30_000);
   const a = attention.data;
-  const count = a ? a.disabledEndpoints.length + a.connections.length : 0;
+  const count = a ? a.disabledEndpoints.length + a.connections.length + a.consentsEnding.length : 0;
   return (
     <>
       {a && count > 0 && (
@@ -104,6 +105,12 @@ export function AttentionBanner(props: { route: string }) {
                 {connection.error && <>: {connection.error}</>} (since{" "}
                 <Time iso={connection.since} />
                 ).
+              </li>
+            ))}
+            {a.consentsEnding.map((consent) => (
+              <li key={`consent-${consent.id}`} data-testid="attention-consent">
+                The bank's consent for <a href="#/connections">{consent.institution}</a> ends{" "}
+                <Time iso={consent.consentExpiresAt} />: renew it to keep data coming.
               </li>
             ))}
           </ul>

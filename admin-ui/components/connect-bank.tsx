@@ -123,12 +123,16 @@ function EnableBankingForm() {
   );
 }
 
-function SimplefinForm(props: { onLinked: () => Promise<void> }) {
+function SimplefinForm(props: {
+  onLinked: () => Promise<void>;
+  /** Renew this connection with the token instead of connecting a new one. */
+  renewId?: string;
+}) {
   const [token, setToken] = useState("");
-  const [linked, setLinked] = useState(false);
+  const [linked, setLinked] = useState<"linked" | "pending" | false>(false);
   const link = useAction();
   return (
-    <div data-testid="connect-simplefin">
+    <div data-testid={props.renewId ? "renew-simplefin" : "connect-simplefin"}>
       <TextField
         label="SimpleFIN setup token"
         hint="Make one at your SimpleFIN Bridge (New app connection) and paste it here. It works once."
@@ -137,24 +141,78 @@ function SimplefinForm(props: { onLinked: () => Promise<void> }) {
         input={{ name: "setup_token", autoComplete: "off", spellcheck: false, required: true }}
       />
       <ErrorNotice error={link.error} />
-      {linked && <Notice kind="success">Your bank is connected.</Notice>}
+      {linked === "linked" && <Notice kind="success">Your bank is connected.</Notice>}
+      {linked === "pending" && (
+        <Notice kind="info">
+          SimpleFIN accepted the token, but the first read of your accounts failed. Nothing is lost:
+          the next sync brings them (or press Sync now on the connection later).
+        </Notice>
+      )}
       <ActionButton
         kind="primary"
-        busyLabel="Connecting…"
+        busyLabel={props.renewId ? "Renewing…" : "Connecting…"}
         disabled={!token.trim()}
         onClick={() =>
           link.run(async () => {
             setLinked(false);
-            await api("POST", "/bank-links/simplefin", { setup_token: token.trim() });
+            const answer = await api<{ status: string }>(
+              "POST",
+              props.renewId ? `/bank-links/${props.renewId}/renew` : "/bank-links/simplefin",
+              { setup_token: token.trim() },
+            );
             setToken("");
-            setLinked(true);
+            setLinked(answer.status === "linked" ? "linked" : "pending");
             await props.onLinked();
           })
         }
       >
-        Connect
+        {props.renewId ? "Renew with this token" : "Connect"}
       </ActionButton>
     </div>
+  );
+}
+
+/**
+ * Renew a real bank's consent: the provider's link flow again for the same connection, which
+ * keeps its accounts and transactions. Enable Banking: off to the bank to approve again;
+ * SimpleFIN: a new setup token.
+ */
+export function RenewConnection(props: {
+  connection: Pick<OwnConnectionView, "id" | "provider" | "institution">;
+  onRenewed: () => Promise<void>;
+}) {
+  const { id, provider, institution } = props.connection;
+  const renew = useAction();
+  const [asking, setAsking] = useState(false);
+  if (provider === "simplefin") {
+    return asking ? (
+      <SimplefinForm renewId={id} onLinked={props.onRenewed} />
+    ) : (
+      <button type="button" class="button button-secondary" onClick={() => setAsking(true)}>
+        Renew<span class="visually-hidden"> {institution}</span>
+      </button>
+    );
+  }
+  if (provider !== "enable_banking") return null;
+  return (
+    <>
+      <ActionButton
+        busyLabel="Opening your bank…"
+        onClick={() =>
+          renew.run(async () => {
+            const answer = await api<{ redirect_url: string }>(
+              "POST",
+              `/bank-links/${id}/renew`,
+              {},
+            );
+            window.location.assign(answer.redirect_url);
+          })
+        }
+      >
+        Renew<span class="visually-hidden"> {institution}</span>
+      </ActionButton>
+      <ErrorNotice error={renew.error} />
+    </>
   );
 }
 

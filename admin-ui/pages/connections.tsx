@@ -6,6 +6,7 @@ import {
   ConnectionStatusBadge,
   providerName,
   RemoveConnectionButton,
+  RenewConnection,
 } from "../components/connect-bank.tsx";
 import { CopyId } from "../components/copy.tsx";
 import { Feedback } from "../components/feedback.tsx";
@@ -150,6 +151,7 @@ function ConnectionCard(props: {
       )}
       {c.provider === "sandbox" && <SimulateActivity connection={c} onDone={props.onSynced} />}
       <div class="actions">
+        <RenewConnection connection={c} onRenewed={props.onSynced} />
         <RemoveConnectionButton
           id={c.id}
           institution={c.institution}

@@ -11,6 +11,7 @@ import { DeliveryLog } from "../components/delivery-log.tsx";
 import { EndpointBadges, failureText } from "../components/endpoint-badges.tsx";
 import { EventTypeFilter } from "../components/event-type-filter.tsx";
 import { Feedback } from "../components/feedback.tsx";
+import { RecoverSection } from "../components/recovery.tsx";
 import { SendResult } from "../components/send-result.tsx";
 import { Time } from "../components/time.tsx";
 import {
@@ -409,6 +410,7 @@ export function EndpointDetailPage(props: { endpointId: string }) {
 
       <DeliveryChart endpointId={endpoint.id} version={logVersion} />
       <DeliveryLog endpointId={endpoint.id} version={logVersion} />
+      <RecoverSection endpoint={endpoint} />
     </section>
   );
 }

@@ -7,7 +7,9 @@
 // a constant (wrk) and the receiver's ceiling (a plain HTTPS client, no database).
 //
 //   --seconds S           length of each measured phase (default 5)
+//   --workers 1,4,16      the process counts to run (default 1,2,4; the first is the reference)
 //   --database-url URL    also run the PostgreSQL configurations on a fresh database there
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { eq } from "drizzle-orm";
@@ -32,10 +34,12 @@ const { values } = parseArgs({
   args: Bun.argv.slice(2),
   options: {
     seconds: { type: "string", default: "5" },
+    workers: { type: "string", default: "1,2,4" },
     "database-url": { type: "string" },
   },
 });
 const seconds = Number(values.seconds);
+const workerCounts = values.workers.split(",").map(Number);
 const masterKey = "0f".repeat(32);
 const repoRoot = join(import.meta.dir, "../..");
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -321,9 +325,11 @@ try {
     `baselines (same run): bare Bun.serve ${Math.round(bare)} req/s; receiver ceiling ${Math.round(ceiling)} deliveries/s (plain HTTPS client, 64 concurrent)\n`,
   );
   const results: Result[] = [];
-  for (const n of [1, 2, 4]) results.push(await runConfiguration(`SQLite, --workers ${n}`, n));
+  for (const n of workerCounts) {
+    results.push(await runConfiguration(`SQLite, --workers ${n}`, n));
+  }
   if (values["database-url"]) {
-    for (const n of [1, 2, 4]) {
+    for (const n of workerCounts) {
       results.push(
         await runConfiguration(`PostgreSQL, ${n} instance(s)`, n, values["database-url"]),
       );
@@ -336,6 +342,27 @@ try {
     console.log(
       `${r.label.padEnd(26)} ${Math.round(r.readRps).toString().padStart(8)} (${((100 * r.readRps) / bare).toFixed(1).padStart(5)} %)   ${Math.round(r.deliveriesPerSecond).toString().padStart(8)} (${((100 * r.deliveriesPerSecond) / ceiling).toFixed(1).padStart(5)} %)      ${r.p50Ms.toFixed(1)} / ${r.p99Ms.toFixed(1)} ms`,
     );
+  }
+  // The serial share each engine shows (Karp-Flatt: e = (1/speedup - 1/n) / (1 - 1/n), speedup
+  // against the first configuration of the same engine): the part of the work that did not
+  // spread over the processes. It includes the serial parts of the model in BENCHMARKS.md
+  // (SQLite's writer lock, PostgreSQL's commits) and, on a machine with fewer free cores than
+  // processes, the processes' contention for cores, so it is read beside the core count.
+  console.log(
+    `\nserial share measured (Karp-Flatt, against the first configuration of each engine; ${availableParallelism()} cores here, wrk, the receiver and the writer included on them):`,
+  );
+  for (const engine of ["SQLite", "PostgreSQL"]) {
+    const rows = results.filter((r) => r.label.startsWith(engine));
+    const [first, ...rest] = rows;
+    if (!first) continue;
+    const n0 = workerCounts[0] as number;
+    rest.forEach((r, i) => {
+      const n = (workerCounts[i + 1] as number) / n0;
+      const share = (rate: number, base: number) => (base / rate - 1 / n) / (1 - 1 / n);
+      console.log(
+        `  ${r.label.padEnd(26)} deliveries: speedup ${(r.deliveriesPerSecond / first.deliveriesPerSecond).toFixed(2)}x of ${n}x, serial share ${(100 * share(r.deliveriesPerSecond, first.deliveriesPerSecond)).toFixed(0)} %; reads: speedup ${(r.readRps / first.readRps).toFixed(2)}x, serial share ${(100 * share(r.readRps, first.readRps)).toFixed(0)} %`,
+      );
+    });
   }
 } finally {
   receiver.kill("SIGTERM");

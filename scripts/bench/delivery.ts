@@ -39,6 +39,7 @@ const { values } = parseArgs({
   options: {
     seconds: { type: "string", default: "60" },
     "ceiling-seconds": { type: "string", default: "10" },
+    "ceiling-rounds": { type: "string", default: "3" },
     rate: { type: "string", default: "2000" },
     endpoints: { type: "string", default: "16" },
     concurrency: { type: "string", default: "64" },
@@ -48,6 +49,7 @@ const { values } = parseArgs({
 });
 const seconds = Number(values.seconds);
 const ceilingSeconds = Number(values["ceiling-seconds"]);
+const ceilingRoundCount = Number(values["ceiling-rounds"]);
 const rate = Number(values.rate);
 const endpointCount = Number(values.endpoints);
 const concurrency = Number(values.concurrency);
@@ -368,13 +370,49 @@ const load = loadavg().map((n) => round(n, 2));
 console.log(
   `delivery benchmark: ${endpointCount} endpoints, concurrency ${concurrency} (per endpoint ${endpointConcurrency}), ${seconds} s phases, load average before ${load.join(" ")}`,
 );
-const plain = await ceiling();
+// The plain client and the sender alone, interleaved over --rounds rounds (medians, and the
+// median of each round's ratio): on a shared machine one phase after the other compares two
+// different moments of the neighbours' load.
+const ceilingRounds: Awaited<ReturnType<typeof ceiling>>[] = [];
+const senderRounds: Awaited<ReturnType<typeof senderAlone>>[] = [];
+for (let i = 0; i < ceilingRoundCount; i++) {
+  ceilingRounds.push(await ceiling());
+  senderRounds.push(await senderAlone());
+}
+const medianOf = (list: number[]) => {
+  const sorted = [...list].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
+const plain = {
+  perSecond: medianOf(ceilingRounds.map((r) => r.perSecond)),
+  clientCpu: medianOf(ceilingRounds.map((r) => r.clientCpu)),
+  receiverCpu: medianOf(ceilingRounds.map((r) => r.receiverCpu)),
+  cpuUsPerRequest: medianOf(ceilingRounds.map((r) => (r.clientCpu * 1e6) / r.perSecond)),
+};
+const alone = {
+  perSecond: medianOf(senderRounds.map((r) => r.perSecond)),
+  clientCpu: medianOf(senderRounds.map((r) => r.clientCpu)),
+  cpuUsPerRequest: medianOf(senderRounds.map((r) => (r.clientCpu * 1e6) / r.perSecond)),
+  ratio: medianOf(
+    senderRounds.map((r, i) => r.perSecond / (ceilingRounds[i]?.perSecond ?? Number.NaN)),
+  ),
+  cpuRatio: medianOf(
+    senderRounds.map(
+      (r, i) =>
+        (ceilingRounds[i]?.clientCpu ?? Number.NaN) /
+        (ceilingRounds[i]?.perSecond ?? Number.NaN) /
+        (r.clientCpu / r.perSecond),
+    ),
+  ),
+};
 console.log(
-  `ceiling    plain keep-alive HTTPS client -> receiver: ${Math.round(plain.perSecond)} req/s (client CPU ${round(plain.clientCpu, 2)} cores, receiver ${round(plain.receiverCpu, 2)})`,
+  `ceiling    plain keep-alive HTTPS client -> receiver: ${Math.round(plain.perSecond)} req/s, ${round(plain.cpuUsPerRequest)} µs of client CPU per request (client CPU ${round(plain.clientCpu, 2)} cores, receiver ${round(plain.receiverCpu, 2)}; median of ${ceilingRoundCount} rounds)`,
 );
-const alone = await senderAlone();
 console.log(
-  `sender     the service's sender alone (no database) -> receiver: ${Math.round(alone.perSecond)} req/s = ${round((100 * alone.perSecond) / plain.perSecond)}% of the ceiling (CPU ${round(alone.clientCpu, 2)} cores)`,
+  `sender     the service's sender alone (no database) -> receiver: ${Math.round(alone.perSecond)} req/s = ${round(100 * alone.ratio)}% of the ceiling (median of per-round ratios), ${round(alone.cpuUsPerRequest)} µs of CPU per request = ${round(100 * alone.cpuRatio)}% of the plain client's rate per CPU (CPU ${round(alone.clientCpu, 2)} cores)`,
 );
 // Enough for --seconds at the ratio the issue asks for (half the sender alone), at most 100,000.
 const backlog = Math.min(100_000, Math.round((seconds * alone.perSecond) / 2));
@@ -394,6 +432,8 @@ console.log(
     ceilingPerSecond: Math.round(plain.perSecond),
     senderAlonePerSecond: Math.round(alone.perSecond),
     deliveriesPerSecond: Math.round(full.perSecond),
+    senderRatioToCeiling: round(alone.ratio, 3),
+    senderCpuRatioToCeiling: round(alone.cpuRatio, 3),
     ratioToSenderAlone: round(full.perSecond / alone.perSecond, 3),
     ratioToCeiling: round(full.perSecond / plain.perSecond, 3),
     latencyRate: Math.round(lat.offered),

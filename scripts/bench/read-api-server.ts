@@ -12,7 +12,9 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { sql } from "drizzle-orm";
 import { createServiceAccount } from "../../src/accounts/service-accounts.ts";
+import { encodeChangesCursor } from "../../src/api/changes-cursor.ts";
 import { createBankReads } from "../../src/api/reads/bank-reads.ts";
+import { createTransactionChangeReads } from "../../src/api/reads/transaction-changes.ts";
 import { resolveTransactionQuery } from "../../src/api/transaction-query.ts";
 import { systemClock } from "../../src/clock.ts";
 import { loadConfig } from "../../src/config.ts";
@@ -196,25 +198,31 @@ for (let i = 0; i < 3_000; i++) {
 }
 const median = (list: number[]) => [...list].sort((a, b) => a - b)[list.length >> 1] as number;
 
-// The engine's own floor for that first page: the same rows read by a bare prepared statement on
-// a connection of its own (SQLite through bun:sqlite; no drizzle, no HTTP, no JavaScript object
-// per row). No request can be cheaper than this, whatever the layers above it do.
-let sqlFloorMs: number | null = null;
-if (services.database.engine === "sqlite") {
-  const { Database: SqliteDatabase } = await import("bun:sqlite");
-  const floorConnection = new SqliteDatabase(services.database.location, { readonly: true });
-  const floorPage = floorConnection.prepare(
-    "SELECT json FROM transactions WHERE account_id = ? AND booking_date >= ? AND booking_date <= ? AND status = 'booked' ORDER BY booking_date DESC, id DESC LIMIT ?",
-  );
-  const floorTimings: number[] = [];
-  for (let i = 0; i < 3_000; i++) {
-    const started = performance.now();
-    floorPage.values(big.accountId, firstQuery.window.from, firstQuery.window.to, 101);
-    if (i >= 300) floorTimings.push(performance.now() - started);
-  }
-  floorConnection.close();
-  sqlFloorMs = median(floorTimings);
-}
+// The change feed: an account whose feed cursor was taken before 10,000 transactions arrived,
+// so reading from it is reading 10,000 changes (read-api.ts times it against reading the same
+// rows through the list, in the same run).
+const feedChanges = 10_000;
+const feedOwner = await createServiceAccount(db, systemClock, {
+  email: "bench-feed@example.com",
+  password: "benchmark password",
+});
+const feedBank = await seedConnection(db, systemClock, feedOwner.account.id, { accounts: 1 });
+const feedAccountId = feedBank.accountIds[0] as string;
+const feedKey = (
+  await createApiKey(db, systemClock, { serviceAccountId: feedOwner.account.id, name: "feed" })
+).key;
+const feedStart = await createTransactionChangeReads(db, reads).feedStart(feedAccountId);
+const feedCursor = encodeChangesCursor(
+  feedAccountId,
+  { phase: "changes", position: feedStart.phase === "snapshot" ? feedStart.head : 0 },
+  new Date(),
+);
+await insertTransactions(
+  db,
+  systemClock,
+  feedAccountId,
+  generatedTransactions(feedChanges, { lastDate: today, perDay: 137 }),
+);
 
 // The first page's own bytes, for a baseline that isolates the HTTP transfer cost.
 const samplePath = `${transactionsPath(big)}?limit=100`;
@@ -244,6 +252,11 @@ Bun.gc(true);
 console.log(
   JSON.stringify({
     engine: services.database.engine,
+    // Where scripts/bench/engine-floor.ts reads the same pages on a connection of its own.
+    floorSource:
+      services.database.engine === "sqlite"
+        ? ["--sqlite", services.database.location]
+        : ["--database-url", store.databaseUrl as string],
     apiUrl,
     bareUrl: bare.url.toString().replace(/\/$/, ""),
     key: big.key,
@@ -260,7 +273,13 @@ console.log(
       firstPageMs: median(timings.first),
       deepestPageMs: median(timings.deep),
     },
-    sqlFloorMs,
+    feed: {
+      accountId: feedAccountId,
+      key: feedKey,
+      cursor: feedCursor,
+      changes: feedChanges,
+      listFrom: daysBack(729),
+    },
   }),
 );
 

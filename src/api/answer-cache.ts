@@ -88,6 +88,8 @@ export function rememberAnswersMiddleware(deps: {
     const startedAt = deps.clock.now();
     await next();
     if (c.req.method !== "GET" || c.res.status !== 200) return;
+    // An answer that depends on more than the account's data generation (the change feed).
+    if (c.get("unremembered")) return;
     if (!deps.answers.askedBefore(c.get("principal"), c.req.url, startedAt)) return;
     const headers = new Headers();
     c.res.headers.forEach((value, name) => {

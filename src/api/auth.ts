@@ -17,7 +17,11 @@ export interface Principal {
 }
 
 export interface ApiEnv {
-  Variables: { principal: Principal };
+  Variables: {
+    principal: Principal;
+    /** Set by a route whose answer depends on more than the account's data (answer-cache.ts). */
+    unremembered?: boolean;
+  };
 }
 
 const bearerPattern = /^Bearer +(\S+) *$/i;

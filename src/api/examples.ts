@@ -8,6 +8,7 @@ import type { z } from "@hono/zod-openapi";
 import { type AccessFacts, decideApiAccess } from "../accounts/entitlement.ts";
 import { ApiError, internalErrorMessage } from "../http/errors.ts";
 import { apiKeyRefusalMessages, rateLimitedError } from "./auth.ts";
+import { cursorExpired } from "./changes-cursor.ts";
 import { invalidCursor } from "./cursor.ts";
 import { maxWindowDays, resolveDateWindow } from "./date-window.ts";
 import { eventPathParams, eventStreamQuery, eventsQuery } from "./event-query.ts";
@@ -31,10 +32,12 @@ import type {
   balanceSchema,
   connectionListSchema,
   connectionSchema,
+  transactionChangesSchema,
   transactionListSchema,
 } from "./schemas.ts";
 
 type Json = Record<string, unknown>;
+type TransactionExample = z.infer<typeof transactionListSchema>["data"][number];
 
 export const exampleIds = {
   account: "3f1c2a4e-8d9b-4c7e-9a51-0b6d2e7f4a10",
@@ -44,6 +47,36 @@ export const exampleIds = {
   pendingTransaction: "9d8c7b6a-5f4e-4d3c-a2b1-0f9e8d7c6b5a",
   replacedPending: "2c3d4e5f-6071-4b8c-9dae-1f2a3b4c5d6e",
 } as const;
+
+const bookedExample: TransactionExample = {
+  transaction_id: exampleIds.bookedTransaction,
+  account_id: exampleIds.account,
+  status: "booked",
+  amount: "-42.50",
+  currency: "EUR",
+  booking_date: "2026-01-14",
+  value_date: "2026-01-14",
+  description: "CARD PAYMENT CORNER SHOP",
+  counterparty_name: null,
+  merchant_name: "Corner Shop",
+  pending_transaction_id: exampleIds.replacedPending,
+  booked_transaction_id: null,
+};
+
+const salaryExample: TransactionExample = {
+  transaction_id: "4e5f6071-8293-4a4b-8c5d-6e7f8091a2b3",
+  account_id: exampleIds.account,
+  status: "booked",
+  amount: "2500.00",
+  currency: "EUR",
+  booking_date: "2026-01-13",
+  value_date: "2026-01-13",
+  description: "SALARY JANUARY",
+  counterparty_name: "Employer Ltd",
+  merchant_name: null,
+  pending_transaction_id: null,
+  booked_transaction_id: null,
+};
 
 /** A parameter's example by name; `cursor` deliberately has none (see above). */
 const parameterExamples: Record<string, unknown> = {
@@ -87,6 +120,7 @@ const connection = {
   last_synced_at: "2026-01-15T09:00:00.000Z",
   error: null,
   notice: null,
+  consent_expires_at: "2026-04-02T08:30:00.000Z",
 } satisfies z.infer<typeof connectionSchema>;
 
 /** Events as /v1/events serves them: the envelopes the webhooks section shows, newest first. */
@@ -141,37 +175,21 @@ const okExamples: Record<string, { summary: string; value: unknown }> = {
           pending_transaction_id: null,
           booked_transaction_id: null,
         },
-        {
-          transaction_id: exampleIds.bookedTransaction,
-          account_id: exampleIds.account,
-          status: "booked",
-          amount: "-42.50",
-          currency: "EUR",
-          booking_date: "2026-01-14",
-          value_date: "2026-01-14",
-          description: "CARD PAYMENT CORNER SHOP",
-          counterparty_name: null,
-          merchant_name: "Corner Shop",
-          pending_transaction_id: exampleIds.replacedPending,
-          booked_transaction_id: null,
-        },
-        {
-          transaction_id: "4e5f6071-8293-4a4b-8c5d-6e7f8091a2b3",
-          account_id: exampleIds.account,
-          status: "booked",
-          amount: "2500.00",
-          currency: "EUR",
-          booking_date: "2026-01-13",
-          value_date: "2026-01-13",
-          description: "SALARY JANUARY",
-          counterparty_name: "Employer Ltd",
-          merchant_name: null,
-          pending_transaction_id: null,
-          booked_transaction_id: null,
-        },
+        bookedExample,
+        salaryExample,
       ],
       next_cursor: null,
     } satisfies z.infer<typeof transactionListSchema>,
+  },
+  listTransactionChanges: {
+    summary: "A pending card payment booked and a transfer's text was corrected",
+    value: {
+      added: [bookedExample],
+      modified: [{ ...salaryExample, description: "SALARY JANUARY EMPLOYER LTD" }],
+      removed: [{ transaction_id: exampleIds.replacedPending }],
+      next_cursor: "eyJ2IjoxLCJrIjoiY2hhbmdlcyIsInAiOiJjIn0",
+      has_more: false,
+    } satisfies z.infer<typeof transactionChangesSchema>,
   },
   listConnections: {
     summary: "The last page of connections",
@@ -287,7 +305,11 @@ export function commonErrorExamples(rateLimitPerMinute: number): Record<string, 
 }
 
 /** 400 and 404 examples that depend on the operation. */
-function operationErrorExamples(operationId: string, takesLimit: boolean): Record<string, Json> {
+function operationErrorExamples(
+  operationId: string,
+  takesLimit: boolean,
+  retentionDays: number,
+): Record<string, Json> {
   const badAccountId = {
     bad_id: example(
       "An id that is not a UUID",
@@ -372,6 +394,26 @@ function operationErrorExamples(operationId: string, takesLimit: boolean): Recor
         },
         "404": unknownAccount,
       };
+    case "listTransactionChanges":
+      return {
+        "400": {
+          ...badAccountId,
+          ...badLimit,
+          unknown_parameter: example(
+            "A parameter the route does not take",
+            refusal(pageQuery, { page: "2" }),
+          ),
+          bad_cursor: example(
+            "A cursor that was not a next_cursor (or another account's)",
+            invalidCursor("not a cursor of this API"),
+          ),
+          cursor_expired: example(
+            `A cursor older than the ${retentionDays}-day retention: start again without one`,
+            cursorExpired(retentionDays),
+          ),
+        },
+        "404": unknownAccount,
+      };
     case "listEvents":
       return {
         "400": {
@@ -429,7 +471,11 @@ function operationErrorExamples(operationId: string, takesLimit: boolean): Recor
  * Adds the examples to every operation of `document` (in place): parameter examples, the 200
  * body and one named example per error the status can carry.
  */
-export function addOperationExamples(document: Json, rateLimitPerMinute: number): void {
+export function addOperationExamples(
+  document: Json,
+  rateLimitPerMinute: number,
+  retentionDays: number,
+): void {
   const common = commonErrorExamples(rateLimitPerMinute);
   const paths = (document.paths ?? {}) as Record<string, Record<string, Json>>;
   for (const item of Object.values(paths)) {
@@ -444,6 +490,7 @@ export function addOperationExamples(document: Json, rateLimitPerMinute: number)
         ...operationErrorExamples(
           operationId,
           ((operation.parameters ?? []) as Json[]).some((p) => p.name === "limit"),
+          retentionDays,
         ),
       };
       const ok = okExamples[operationId];

@@ -29,7 +29,7 @@ function overview(rateLimitPerMinute: number): string {
 
 export function buildOpenApiDocument(
   app: OpenAPIHono<ApiEnv>,
-  options: { baseUrl: string; rateLimitPerMinute: number },
+  options: { baseUrl: string; rateLimitPerMinute: number; retentionDays: number },
 ): OpenApiDocument {
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",
@@ -75,7 +75,7 @@ export function buildOpenApiDocument(
   components.schemas = { ...components.schemas, ...schemas };
   const withWebhooks = { ...document, components, webhooks } as OpenApiDocument;
   const json = withWebhooks as unknown as Record<string, unknown>;
-  addOperationExamples(json, options.rateLimitPerMinute);
+  addOperationExamples(json, options.rateLimitPerMinute, options.retentionDays);
   addCodeSamples(json);
   return withWebhooks;
 }

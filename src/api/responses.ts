@@ -126,6 +126,14 @@ export const invalidRequestResponse = {
   ),
 } as const;
 
+/** The change feed's 400s: a bad parameter, or a cursor past retention. */
+export const changesRequestResponse = {
+  400: errorDoc(
+    ["invalid_request", "cursor_expired"],
+    "`invalid_request`: a parameter is missing, malformed or out of range, or the cursor belongs to another account or list. `cursor_expired`: the cursor is older than the retention period; start again without a cursor.",
+  ),
+} as const;
+
 export const notFoundResponse = {
   404: errorDoc(
     ["not_found"],

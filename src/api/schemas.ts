@@ -107,6 +107,38 @@ export const transactionListSchema = z
   .strictObject({ data: z.array(transactionSchema), next_cursor: nextCursorSchema })
   .openapi("TransactionList");
 
+export const transactionChangesSchema = z
+  .strictObject({
+    added: z.array(transactionSchema).openapi({
+      description:
+        "Transactions you do not have yet (without a cursor: every current transaction), in their latest state. A pending transaction that booked arrives here as the booked row, with `pending_transaction_id` set.",
+    }),
+    modified: z.array(transactionSchema).openapi({
+      description:
+        "Transactions you have whose amount, dates, text or status changed, in their latest state: replace your copy.",
+    }),
+    removed: z
+      .array(
+        z.strictObject({
+          transaction_id: idSchema.openapi({
+            description: "Delete this transaction from your copy.",
+          }),
+        }),
+      )
+      .openapi({
+        description:
+          "Transactions no longer served: a pending transaction that booked (its booked row is in `added`) or that the bank stopped reporting.",
+      }),
+    next_cursor: z.string().openapi({
+      description:
+        "Where the next call starts. With `has_more` true call again at once; with false store it and call again later (e.g. on `account.transactions.available`). Valid for the retention period. Opaque.",
+    }),
+    has_more: z.boolean().openapi({
+      description: "True: more changes are ready now, call again at once with `next_cursor`.",
+    }),
+  })
+  .openapi("TransactionChanges");
+
 export const connectionSchema = z
   .strictObject({
     connection_id: idSchema,
@@ -127,6 +159,10 @@ export const connectionSchema = z
       description:
         "The bank's latest message to the user (for example that they must sign in at the bank again) and what the last sync left out of the bank's answer (for example \"1 account without an identifier was skipped\"); null when there is nothing to say. Shown even while the connection is `linked`; never a secret or URL path.",
       example: "1 account without an identifier was skipped",
+    }),
+    consent_expires_at: timestampSchema.nullable().openapi({
+      description:
+        "When the bank consent behind the connection ends (UTC); null when the connection has no consent that ends (sandbox, operator ingest, SimpleFIN). The owner is e-mailed 7 days and 1 day before; after it the connection moves to `expired` until it is renewed.",
     }),
   })
   .openapi("Connection");

@@ -158,7 +158,9 @@ export function createSharedRateLimiter(
 
   const startReserving = (accountId: string, a: Allowance, now: number): Promise<void> => {
     a.reserving ??= (async () => {
-      const wanted = Math.min(maxBatch, Math.max(a.batch, a.waiting));
+      // Topped up to one batch (or the requests waiting), so a process never holds more unused
+      // than `maxBatch`.
+      const wanted = Math.min(maxBatch, Math.max(a.batch - a.held, a.waiting, 1));
       try {
         if (!deps.isOpen()) throw new Error("the database is closed");
         const got = await reserve(

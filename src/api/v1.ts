@@ -20,13 +20,15 @@ import {
   notModifiedResponse,
 } from "./etag.ts";
 import { createEventStreams, type EventStreamOptions } from "./event-stream.ts";
-import { buildOpenApiDocument } from "./openapi.ts";
+import { buildOpenApiDocument, type OpenApiDocument } from "./openapi.ts";
 import { refuseNamelessQueryParameters, validationHook } from "./params.ts";
 import { createBankReads } from "./reads/bank-reads.ts";
 import { createEventReads } from "./reads/events.ts";
+import { createTransactionChangeReads } from "./reads/transaction-changes.ts";
 import { registerAccountRoutes } from "./routes/accounts.ts";
 import { registerConnectionRoutes } from "./routes/connections.ts";
 import { registerEventRoutes } from "./routes/events.ts";
+import { registerTransactionChangeRoutes } from "./routes/transaction-changes.ts";
 import { registerTransactionRoutes } from "./routes/transactions.ts";
 import { type ScalarBundle, scalarBundle } from "./scalar-bundle.ts";
 import { createSharedRateLimiter } from "./shared-rate-limit.ts";
@@ -94,6 +96,10 @@ export function createV1App(
   }
   const reads = createBankReads(db);
   registerAccountRoutes(resources, reads);
+  registerTransactionChangeRoutes(resources, createTransactionChangeReads(db, reads), {
+    clock,
+    retentionDays: config.retentionDays,
+  });
   registerTransactionRoutes(resources, reads, clock);
   registerConnectionRoutes(resources, reads);
   const eventReads = createEventReads(db);
@@ -120,11 +126,21 @@ export function createV1App(
   });
   registerEventRoutes(resources, eventReads, streams);
 
-  const document = buildOpenApiDocument(resources, {
-    baseUrl: config.baseUrl,
-    rateLimitPerMinute: config.apiRateLimitPerMinute,
-  });
-  const documentJson = JSON.stringify(document);
+  // The OpenAPI document is built on its first use (/openapi.json or /docs), not at start:
+  // generating it from the routes' schemas was the largest single cost of starting the service.
+  let built: { document: OpenApiDocument; json: string; headers: Headers } | undefined;
+  const openApi = () => {
+    if (!built) {
+      const document = buildOpenApiDocument(resources, {
+        baseUrl: config.baseUrl,
+        rateLimitPerMinute: config.apiRateLimitPerMinute,
+        retentionDays: config.retentionDays,
+      });
+      const json = JSON.stringify(document);
+      built = { document, json, headers: publicHeaders(json, "application/json") };
+    }
+    return built;
+  };
   // The reference page and Scalar's bundle are loaded on the first visit to /docs, so serving
   // the API (and every CLI command) never pays for them.
   let docs: Promise<{ bundle: ScalarBundle; page: DocsPage }> | undefined;
@@ -132,7 +148,7 @@ export function createV1App(
     docs ??= scalarBundle()
       .then((bundle) => ({
         bundle,
-        page: createDocsPage(document, {
+        page: createDocsPage(openApi().document, {
           scriptPath: `docs/${bundle.fileName}`,
           apiOrigin: new URL(config.baseUrl).origin,
         }),
@@ -153,8 +169,10 @@ export function createV1App(
     ifNoneMatchMatches(c.req.header("if-none-match"), headers.get(etagHeader) as string)
       ? notModifiedResponse(headers)
       : new Response(body, { status: 200, headers });
-  const documentHeaders = publicHeaders(documentJson, "application/json");
-  app.get("/openapi.json", (c) => conditional(c, documentJson, documentHeaders));
+  app.get("/openapi.json", (c) => {
+    const { json, headers } = openApi();
+    return conditional(c, json, headers);
+  });
   let docsPageHeaders: Headers | undefined;
   app.get("/docs", async (c) => {
     const { page } = await docsAssets();

@@ -6,10 +6,14 @@
 //   receiver has never seen (and pending rows are not served by default), so it counts and the
 //   two are linked (pending_transaction_id, booked_transaction_id); a pending row booked within
 //   the same read is never served and does not count.
+// Transactions are matched to stored rows on the provider's id for the sandbox bank and import
+// files (stable keys), and by identity.ts for real banks, whose ids are hints
+// (write-matched.ts; docs/providers.md "One transaction, one id").
 // - account.balance.updated: when current, available or currency differ from the stored ones;
 //   fetched_at is the stored balances.fetched_at rendered with toISOString().
 // - connection.status.changed: when the status moved (see status.ts).
 import { and, eq, inArray } from "drizzle-orm";
+import { activateIfRealBankAndBilling } from "../accounts/activation.ts";
 import type { Clock } from "../clock.ts";
 import { chunks } from "../db/chunks.ts";
 import type { Row } from "../db/schema.ts";
@@ -279,6 +283,11 @@ export async function applyConnectionSnapshot(
     snapshot.status,
     snapshot.error ?? null,
   );
+  // A real bank that became linked (by its link flow, a renewal or the first sync after a
+  // SimpleFIN claim) on an account whose billing is set up: the account goes active (spec 3).
+  if (statusMoved && snapshot.status === "linked") {
+    await activateIfRealBankAndBilling(tx, clock, connection.serviceAccountId);
+  }
 
   // 2. Events, in the same transaction: a failure here rolls the data back with them.
   let eventsRaised = 0;

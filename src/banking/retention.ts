@@ -1,19 +1,21 @@
 // Retention (issue 4): events and their delivery history older than `retentionDays` are
 // deleted by a daily job; bank data is kept. Deliveries and attempts go with their event
-// (ON DELETE CASCADE). Expired portal sessions and rate-limit windows go too. An event that still
+// (ON DELETE CASCADE). Expired portal sessions and rate-limit windows go too; real-bank link
+// attempts that never linked go a day after they began (link-limits.ts). An event that still
 // has a delivery waiting for a retry is kept until it is done, so a short retention never cuts a
 // retry schedule (spec 6) short.
-import { Cron } from "croner";
 import { and, eq, inArray, isNotNull, lt, notExists } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/store.ts";
-import { claimScheduledRun, halfInterval } from "../jobs/scheduled-runs.ts";
+import { startScheduledJob } from "../jobs/scheduled-job.ts";
 import { pruneLimitCounters } from "../limits/counter.ts";
 import { pruneWindowLog } from "../limits/sliding-window.ts";
 import { pruneSessions } from "../portal/sessions.ts";
 import type { Services } from "../services.ts";
 import type { Worker } from "../worker.ts";
+import { changesPruneMarginMs, pruneTransactionChanges } from "./change-feed-retention.ts";
 import { dayMs } from "./dates.ts";
+import { pruneAbandonedLinks } from "./link-limits.ts";
 
 /** Every day at 03:30 (server time). */
 export const retentionSchedule = "30 3 * * *";
@@ -25,6 +27,8 @@ const batchSize = 1_000;
 export interface PruneResult {
   events: number;
   syncRuns: number;
+  /** Real-bank link attempts that never linked, removed a day after they began. */
+  abandonedLinks: number;
   cutoff: string;
 }
 
@@ -79,39 +83,23 @@ export async function pruneHistory(
         ),
       ),
   );
+  await pruneTransactionChanges(db, new Date(cutoff.getTime() - changesPruneMarginMs));
   await pruneLimitCounters(db, new Date(now.getTime() - limitWindowRetentionMs));
   await pruneWindowLog(db, new Date(now.getTime() - limitWindowRetentionMs));
   // Sessions past their 7 days or 12 idle hours can never be used again (DESIGN.md "Portal").
   await pruneSessions(db, clock);
-  return { events: eventCount, syncRuns: runs, cutoff: cutoff.toISOString() };
+  const abandonedLinks = await pruneAbandonedLinks(db, clock);
+  return { events: eventCount, syncRuns: runs, abandonedLinks, cutoff: cutoff.toISOString() };
 }
 
 /** The daily retention job as a background worker of `svc serve`. */
 export function startRetentionWorker(services: Services, schedule = retentionSchedule): Worker {
-  let running: Promise<void> = Promise.resolve();
-  const job: Cron = new Cron(schedule, { protect: true }, () => {
-    running = (async () => {
-      try {
-        // Once per tick across every instance sharing the database.
-        const now = services.clock.now();
-        if (!(await claimScheduledRun(services.db, "retention", now, halfInterval(job)))) return;
-        const result = await pruneHistory(
-          services.db,
-          services.clock,
-          services.config.retentionDays,
-        );
-        services.log.info("retention: old history deleted", { ...result });
-      } catch (error) {
-        services.log.error("retention job failed", { error });
-      }
-    })();
-    return running;
-  });
-  return {
+  return startScheduledJob(services, {
     name: "retention",
-    async stop() {
-      job.stop();
-      await running;
+    schedule,
+    async run() {
+      const result = await pruneHistory(services.db, services.clock, services.config.retentionDays);
+      services.log.info("retention: old history deleted", { ...result });
     },
-  };
+  });
 }

@@ -6,6 +6,7 @@ import type { Clock } from "../clock.ts";
 import type { ConnectionStatus, Row } from "../db/schema.ts";
 import type { Db } from "../db/store.ts";
 import { recordAccountEvent } from "../webhooks/events.ts";
+import { withoutUrlPaths } from "./notice.ts";
 
 export type ConnectionRow = Row<"connections">;
 
@@ -49,7 +50,8 @@ export async function writeConnectionStatus(
   status: ConnectionStatus,
   error: string | null = null,
 ): Promise<boolean> {
-  const message = status === "error" ? error : null;
+  // Shown in /v1/connections and the portal: never a URL path or query (it may hold a secret).
+  const message = status === "error" && error !== null ? withoutUrlPaths(error) : null;
   if (connection.status === status && connection.error === message) return false;
   const { connections } = tx.t;
   await tx

@@ -13,6 +13,7 @@ import { applyConnectionSnapshot } from "./apply.ts";
 import { getConnection } from "./connections.ts";
 import { addDays, toDateString } from "./dates.ts";
 import { claimSyncLease, holdsSyncLease, releaseSyncLease } from "./lease.ts";
+import { withoutUrlPaths } from "./notice.ts";
 import type { BankProvider, ProviderRegistry } from "./provider.ts";
 import { planPull } from "./providers/budget.ts";
 import { ProviderError, statusAfterFailure } from "./providers/errors.ts";
@@ -77,7 +78,8 @@ class LeaseLost extends Error {
 }
 
 function describeError(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
+  // Stored in sync_runs and logged: never a URL path or query (it may hold a secret).
+  const text = withoutUrlPaths(error instanceof Error ? error.message : String(error));
   return text.length > 500 ? `${text.slice(0, 497)}...` : text;
 }
 

@@ -6,6 +6,7 @@ import { listOwnConnections } from "../banking/account-connections.ts";
 import { completeLink, removeConnection, startLink } from "../banking/link.ts";
 import { enableBankingBudget, simplefinBudget } from "../banking/providers/budget.ts";
 import { enableBankingConfigured } from "../banking/providers/registry.ts";
+import { renewSimplefin, startRenew } from "../banking/renew.ts";
 import { CliUsageError, configFor, outputFor, withServices } from "./context.ts";
 import type { CliIo } from "./io.ts";
 import { formatTable } from "./output.ts";
@@ -25,7 +26,7 @@ export function registerConnect(program: Command, io: CliIo): void {
   connect
     .command("enable-banking")
     .description(
-      "Start linking a European bank through Enable Banking: prints the URL where the user approves at their bank. The bank sends the user back to the running server's /connect/callback, which completes the link.",
+      "Start linking a European bank through Enable Banking: prints the URL where the user approves at their bank. The bank sends the user back to the running server's /connect/callback, where the account's owner or an operator signs in to the portal to complete the link.",
     )
     .requiredOption("--account <id>", "service account id")
     .requiredOption("--country <cc>", "the bank's country, two letters (e.g. FI)")
@@ -50,6 +51,7 @@ export function registerConnect(program: Command, io: CliIo): void {
                   `connection ${start.connectionId} is awaiting authorisation`,
                   `open this URL to approve at the bank (valid until ${start.stateExpiresAt.toISOString()}):`,
                   `  ${start.url}`,
+                  "at the callback, the account's owner or an operator signs in to the portal to finish.",
                 ].join("\n")
               : start.message,
           );
@@ -117,6 +119,40 @@ export function registerConnect(program: Command, io: CliIo): void {
               r.notice,
             ]),
           ),
+        );
+      });
+    });
+
+  connections
+    .command("renew")
+    .description(
+      "Renew a real-bank connection's consent, keeping its connection, account and transaction ids (also for expired and suspended connections). Enable Banking: prints the URL where the user approves again; the bank sends them to the running server's /connect/callback, where the account's owner or an operator signs in to finish. SimpleFIN: pass a new setup token.",
+    )
+    .argument("<id>", "connection id")
+    .option("--setup-token <token>", "SimpleFIN: a new setup token from the Bridge")
+    .action(async (id: string, options: { setupToken?: string }, cmd: Command) => {
+      await withServices(io, cmd, async (services, out) => {
+        if (options.setupToken !== undefined) {
+          const result = await renewSimplefin(services, id, options.setupToken);
+          out.result(result, () =>
+            [
+              `connection ${result.connectionId} is ${result.status}`,
+              result.firstSync ? `first sync: ${result.firstSync.outcome}` : "",
+            ]
+              .filter(Boolean)
+              .join("\n"),
+          );
+          return;
+        }
+        const start = await startRenew(services, id);
+        out.result(start, () =>
+          start.kind === "redirect"
+            ? [
+                `open this URL to renew the consent at the bank (valid until ${start.stateExpiresAt.toISOString()}):`,
+                `  ${start.url}`,
+                "then sign in to the portal as the account's owner or an operator to finish.",
+              ].join("\n")
+            : start.message,
         );
       });
     });

@@ -15,6 +15,7 @@ import { withCanonicalIds } from "./canonical-ids.ts";
 import { createErrorHandler, notFoundHandler } from "./errors.ts";
 import { healthRoutes } from "./health.ts";
 import { createOperatorApi } from "./operator-api.ts";
+import { peerOfArrival } from "./peer.ts";
 import { createPortalPage } from "./portal-page.ts";
 import { createRequestIds, requestIdMiddleware } from "./request-id.ts";
 import { securityHeadersMiddleware } from "./security-headers.ts";
@@ -85,13 +86,14 @@ export function createHttpApp(services: Services, options: AppOptions = {}): Htt
     fetch: (incoming, server) => {
       const request = withCanonicalIds(incoming);
       const cached = v1.serveCached(request);
-      if (cached === undefined) return app.fetch(request, server);
+      const env = peerOfArrival(server, incoming);
+      if (cached === undefined) return app.fetch(request, env);
       if (cached instanceof Response) {
         remembered.add(cached);
         return cached;
       }
       return cached.then((answer) => {
-        if (!answer) return app.fetch(request, server);
+        if (!answer) return app.fetch(request, env);
         remembered.add(answer);
         return answer;
       });

@@ -15,6 +15,7 @@ export const errorStatus = {
   connect_not_available: 403,
   // Everything else the service answers.
   invalid_request: 400,
+  cursor_expired: 400,
   invalid_url: 400,
   session_required: 401,
   invalid_credentials: 401,

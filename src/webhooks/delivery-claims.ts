@@ -166,9 +166,13 @@ async function withinClusterCap(
   const { deliveries } = tx.t;
   const endpoints = [...new Set(picked.map((id) => endpointOf.get(id) as string))].sort();
   if (tx.engine === "postgres") {
-    for (const endpointId of endpoints) {
-      await tx.rows(sql`SELECT pg_advisory_xact_lock(hashtext(${`svc_endpoint:${endpointId}`}))`);
-    }
+    // Every endpoint's lock in one statement (one round trip, not one per endpoint), taken in
+    // the sorted order of the array: a function scan of unnest yields its elements in order and
+    // the select list is evaluated row by row, so two claims never wait on each other crosswise.
+    const keys = endpoints.map((endpointId) => sql`${`svc_endpoint:${endpointId}`}`);
+    await tx.rows(
+      sql`SELECT pg_advisory_xact_lock(hashtext(k)) FROM unnest(ARRAY[${sql.join(keys, sql`, `)}]::text[]) AS k`,
+    );
   }
   const leased = await tx
     .select({ endpointId: deliveries.endpointId, n: count() })

@@ -35,6 +35,20 @@ export interface RecoveryCursor {
   eventId: string;
 }
 
+/** The delivery had an attempt (a cancel can land while one is under way: its count stays 0). */
+function attempted(db: Db) {
+  const { deliveries, deliveryAttempts } = db.t;
+  return or(
+    gt(deliveries.attemptCount, 0),
+    exists(
+      db
+        .select({ one: sql`1` })
+        .from(deliveryAttempts)
+        .where(eq(deliveryAttempts.deliveryId, deliveries.id)),
+    ),
+  );
+}
+
 function recoverable(db: Db, endpointId: string) {
   const { deliveries, events } = db.t;
   const ofThisEvent = and(eq(deliveries.eventId, events.id), eq(deliveries.endpointId, endpointId));
@@ -48,7 +62,7 @@ function recoverable(db: Db, endpointId: string) {
             ofThisEvent,
             or(
               eq(deliveries.status, "dropped"),
-              and(eq(deliveries.status, "cancelled"), gt(deliveries.attemptCount, 0)),
+              and(eq(deliveries.status, "cancelled"), attempted(db)),
             ),
           ),
         ),
@@ -109,10 +123,7 @@ export async function countNeverSent(
               and(
                 eq(deliveries.eventId, events.id),
                 eq(deliveries.endpointId, window.endpointId),
-                or(
-                  gt(deliveries.attemptCount, 0),
-                  inArray(deliveries.status, ["succeeded", "pending"]),
-                ),
+                or(attempted(db), inArray(deliveries.status, ["succeeded", "pending"])),
               ),
             ),
         ),

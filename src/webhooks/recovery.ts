@@ -14,14 +14,14 @@ import type { RecoveryStatus, Row } from "../db/schema.ts";
 import { type Db, first } from "../db/store.ts";
 import { ApiError } from "../http/errors.ts";
 import { isUuid, newId } from "../ids.ts";
-import { enforceSlidingWindow, type SlidingWindowRule } from "../limits/sliding-window.ts";
+import { enforceWindow } from "../limits/sliding-window.ts";
 import { type EndpointRef, findEndpoint } from "./endpoint-records.ts";
 import { countNeverSent, countRecoverable, type RecoveryWindow } from "./recovery-window.ts";
 
 /** Recovered events queued per second per endpoint, at most (one step a second). */
 export const recoveryPacePerSecond = 10;
 /** Recoveries that re-send something, per account in any 24 hours. */
-export const recoveriesPerDay: SlidingWindowRule = { limit: 10, windowMs: dayMs };
+export const recoveriesPerDay = { limit: 10, windowMs: dayMs } as const;
 /** Events re-sent by recoveries, per account in any 24 hours. */
 export const recoveredEventsPerDay = 10_000;
 
@@ -158,11 +158,11 @@ export async function previewRecovery(
   };
 }
 
-/** Recoveries of the account that re-send something, started in the last 24 hours, newest first. */
+/** Recoveries of the account that re-send something, started in the last 24 hours. */
 function recentRecoveries(tx: Db, serviceAccountId: string, now: Date) {
   const { endpointRecoveries } = tx.t;
   return tx
-    .select({ createdAt: endpointRecoveries.createdAt, total: endpointRecoveries.total })
+    .select({ total: endpointRecoveries.total })
     .from(endpointRecoveries)
     .where(
       and(
@@ -170,8 +170,7 @@ function recentRecoveries(tx: Db, serviceAccountId: string, now: Date) {
         gt(endpointRecoveries.createdAt, new Date(now.getTime() - dayMs)),
         gt(endpointRecoveries.total, 0),
       ),
-    )
-    .orderBy(desc(endpointRecoveries.createdAt));
+    );
 }
 
 function runningConflict(): ApiError {
@@ -225,12 +224,6 @@ export async function startRecovery(
       const unsent = await countNeverSent(tx, window, endpoint);
       if (total > 0) {
         const recent = await recentRecoveries(tx, endpoint.serviceAccountId, now);
-        enforceSlidingWindow(
-          clock,
-          recoveriesPerDay,
-          recent.map((r) => r.createdAt),
-          `Too many recoveries: at most ${recoveriesPerDay.limit} per day per account`,
-        );
         const used = recent.reduce((sum, r) => sum + r.total, 0);
         if (used + total > recoveredEventsPerDay) {
           throw new ApiError(
@@ -239,6 +232,12 @@ export async function startRecovery(
             { "Retry-After": "3600" },
           );
         }
+        await enforceWindow(
+          tx,
+          clock,
+          { key: `recoveries:${endpoint.serviceAccountId}`, ...recoveriesPerDay },
+          `Too many recoveries: at most ${recoveriesPerDay.limit} per day per account`,
+        );
       }
       await tx.insert(endpointRecoveries).values({
         id,

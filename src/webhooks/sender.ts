@@ -7,8 +7,8 @@
 // - TLS verified against the default roots plus the operator's CA file, through one secure
 //   context built once (passing `ca` per request costs a parse per request, ~5x slower);
 // - the source address bound when it belongs to this host;
-// - 10 s for the whole exchange through an AbortController (Node's `timeout` option does not
-//   fire during a stalled TLS handshake);
+// - 10 s for the whole exchange through one timer that destroys the request (Node's `timeout`
+//   option does not fire during a stalled TLS handshake);
 // - redirects never followed (node:https never follows; a 3xx is a failure);
 // - the response body never read: discarded unread when small so the keep-alive socket can be
 //   reused, otherwise the socket is destroyed.
@@ -26,6 +26,10 @@ import { deliveryHeaders } from "./signing.ts";
 
 /** Spec 4 and 8: a 2xx within 10 seconds for the whole exchange. */
 export const deliveryTimeoutMs = 10_000;
+/** How many literal-address hosts' checks a sender remembers (cleared when full). */
+const maxRememberedLiterals = 1024;
+/** Node accepts a prebuilt secure context per request; its types omit it. */
+type TlsRequestOptions = https.RequestOptions & { secureContext?: SecureContext };
 /** Bodies up to this size are discarded unread so the connection can be reused. */
 const discardableBodyBytes = 64 * 1024;
 
@@ -172,6 +176,13 @@ export function createSender(options: SenderOptions): Sender {
     );
   }
   const agent = new https.Agent({ keepAlive: true, scheduling: "lifo", maxFreeSockets: 256 });
+  const sourceFamily = boundSourceAddress ? familyOf(boundSourceAddress) : undefined;
+  /** Checked literal hosts (an address's verdict never changes), bounded. */
+  const checkedLiterals = new Map<string, readonly string[]>();
+  const rememberLiteral = (host: string, addresses: readonly string[]) => {
+    if (checkedLiterals.size >= maxRememberedLiterals) checkedLiterals.clear();
+    checkedLiterals.set(host, addresses);
+  };
 
   async function send(input: SendInput): Promise<SendResult> {
     const startedAt = options.clock.now();
@@ -190,31 +201,44 @@ export function createSender(options: SenderOptions): Sender {
     ) => finish({ ok: false, statusCode, errorClass, errorMessage });
 
     const url = new URL(input.url);
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), timeoutMs);
-    let addresses: string[];
+    const { literal, host } = urlHostAddress(url);
+    // The deadline: one timer for the whole exchange that destroys the request, so it also
+    // covers a stalled TLS handshake (Node's `timeout` option does not). No AbortSignal: its
+    // listeners on the request and the socket cost more than the rest of the sender's own work.
+    let timedOut = false;
+    let request: ReturnType<typeof https.request> | undefined;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      request?.destroy(new Error(`no answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+    let addresses: readonly string[];
     try {
-      addresses = await resolveCheckedAddresses(url, resolve, {
-        allowPrivate: options.allowPrivate,
-      });
+      // A literal address's check is decided by the address alone: remembered. A name is
+      // resolved and its addresses checked on every attempt (spec 4: the address dialled is the
+      // address checked).
+      const known = literal ? checkedLiterals.get(host) : undefined;
+      addresses =
+        known ??
+        (await resolveCheckedAddresses(url, resolve, { allowPrivate: options.allowPrivate }));
+      if (literal && !known) rememberLiteral(host, addresses);
     } catch (error) {
       clearTimeout(timer);
       if (error instanceof BlockedAddressError) return failure("blocked_address", error.message);
       if (error instanceof ResolveError) return failure("dns", error.message);
       throw error;
     }
-    const family = boundSourceAddress ? familyOf(boundSourceAddress) : undefined;
-    const address = family ? addresses.find((a) => familyOf(a) === family) : addresses[0];
+    const address = sourceFamily
+      ? addresses.find((a) => familyOf(a) === sourceFamily)
+      : addresses[0];
     if (!address) {
       clearTimeout(timer);
       return failure(
         "connect",
-        `${url.hostname} has no IPv${family} address to reach from source ${boundSourceAddress}`,
+        `${url.hostname} has no IPv${sourceFamily} address to reach from source ${boundSourceAddress}`,
       );
     }
-    if (controller.signal.aborted) return failure("timeout", `no answer within ${timeoutMs} ms`);
+    if (timedOut) return failure("timeout", `no answer within ${timeoutMs} ms`);
 
-    const { literal } = urlHostAddress(url);
     const headers = deliveryHeaders({
       eventId: input.eventId,
       body: input.body,
@@ -222,6 +246,19 @@ export function createSender(options: SenderOptions): Sender {
       attemptAt: startedAt,
     });
     const signature = headers["Svc-Webhook-Signature"];
+    headers.Host = url.host;
+    headers["Content-Length"] = String(Buffer.byteLength(input.body));
+    const requestOptions: TlsRequestOptions = {
+      method: "POST",
+      host: address,
+      port: url.port === "" ? 443 : Number(url.port),
+      path: `${url.pathname}${url.search}`,
+      headers,
+      agent,
+    };
+    if (!literal) requestOptions.servername = url.hostname;
+    if (secureContext) requestOptions.secureContext = secureContext;
+    if (boundSourceAddress) requestOptions.localAddress = boundSourceAddress;
     return new Promise<SendResult>((settle) => {
       let settled = false;
       const done = (result: SendResult) => {
@@ -229,44 +266,26 @@ export function createSender(options: SenderOptions): Sender {
         settled = true;
         settle(signature === undefined ? result : { ...result, signature });
       };
-      const request = https.request(
-        {
-          method: "POST",
-          host: address,
-          port: url.port === "" ? 443 : Number(url.port),
-          path: `${url.pathname}${url.search}`,
-          headers: {
-            ...headers,
-            Host: url.host,
-            "Content-Length": String(Buffer.byteLength(input.body)),
-          },
-          agent,
-          ...(literal ? {} : { servername: url.hostname }),
-          ...(secureContext ? { secureContext } : {}),
-          ...(boundSourceAddress ? { localAddress: boundSourceAddress } : {}),
-          signal: controller.signal,
-        },
-        (response) => {
-          const status = response.statusCode ?? 0;
-          if (status >= 200 && status < 300) {
-            done(finish({ ok: true, statusCode: status, errorClass: null, errorMessage: null }));
-          } else if (status >= 300 && status < 400) {
-            done(failure("redirect", `answered ${status}; redirects are not followed`, status));
-          } else {
-            done(failure("http_status", `answered ${status}`, status));
-          }
-          // The body is never read. A small one is discarded so the socket returns to the
-          // pool; anything else closes the connection.
-          const length = Number(response.headers["content-length"] ?? Number.NaN);
-          response.on("error", () => {});
-          response.once("close", () => clearTimeout(timer));
-          if (Number.isFinite(length) && length <= discardableBodyBytes) response.resume();
-          else response.destroy();
-        },
-      );
+      request = https.request(requestOptions, (response) => {
+        const status = response.statusCode ?? 0;
+        if (status >= 200 && status < 300) {
+          done(finish({ ok: true, statusCode: status, errorClass: null, errorMessage: null }));
+        } else if (status >= 300 && status < 400) {
+          done(failure("redirect", `answered ${status}; redirects are not followed`, status));
+        } else {
+          done(failure("http_status", `answered ${status}`, status));
+        }
+        // The body is never read. A small one is discarded so the socket returns to the
+        // pool; anything else closes the connection.
+        const length = Number(response.headers["content-length"] ?? Number.NaN);
+        response.on("error", () => {});
+        response.once("close", () => clearTimeout(timer));
+        if (Number.isFinite(length) && length <= discardableBodyBytes) response.resume();
+        else response.destroy();
+      });
       request.on("error", (error: NodeJS.ErrnoException) => {
         clearTimeout(timer);
-        if (controller.signal.aborted) {
+        if (timedOut) {
           done(failure("timeout", `no answer within ${timeoutMs} ms`));
           return;
         }

@@ -1,10 +1,12 @@
 // The reference's examples and webhooks section (issue 18): every operation has examples, every
 // example matches its schema, every documented error example is what the server really answers,
 // and the webhook examples are signed so a reader can check them with the example secret.
+
 import { afterAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { updateServiceAccount } from "../../src/accounts/service-accounts.ts";
+import { encodeCursor } from "../../src/api/cursor.ts";
 import { exampleEventId, exampleIds } from "../../src/api/examples.ts";
 import { exampleSigningSecret } from "../../src/api/openapi-webhooks.ts";
 import { eventTypes } from "../../src/db/schema.ts";
@@ -288,6 +290,10 @@ describe("documented error examples are what the server answers", () => {
           tenant.key,
         ),
       bad_cursor: (t) => api.get(`${concrete(t, own)}?cursor=%21`, tenant.key),
+      cursor_expired: (t) => {
+        const old = encodeCursor({ v: 1, k: "changes", p: "c", account: own.account, at: 0, s: 0 });
+        return api.get(`${concrete(t, own)}?cursor=${old}`, tenant.key);
+      },
       bad_date: (t) => api.get(`${concrete(t, own)}?from=15.01.2026`, tenant.key),
       window_too_long: (t) =>
         api.get(`${concrete(t, own)}?from=2023-01-01&to=2026-01-15`, tenant.key),

@@ -131,13 +131,22 @@ describe("GET /v1/connections", () => {
       last_synced_at: "2026-01-15T09:00:00.000Z",
       error: null,
       notice: null,
+      consent_expires_at: null,
     });
+    const consentEndsAt = new Date("2026-04-15T09:00:00.000Z");
+    await api.services.db.write((tx) =>
+      tx
+        .update(tx.t.connections)
+        .set({ consentExpiresAt: consentEndsAt })
+        .where(eq(tx.t.connections.id, failing)),
+    );
     const one = await (await api.get(`/v1/connections/${failing}`, tenant.key)).json();
     expect(one).toMatchObject({
       status: "error",
       account_ids: [],
       last_synced_at: null,
       error: "The bank refused the credentials.",
+      consent_expires_at: consentEndsAt.toISOString(),
     });
   });
 

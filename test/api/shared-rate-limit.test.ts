@@ -3,6 +3,7 @@
 // database before it is used, so the processes together never answer more than the limit,
 // however fast the requests come.
 import { afterAll, describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
 import type { RateLimitDecision } from "../../src/api/rate-limit.ts";
 import {
   createSharedRateLimiter,
@@ -74,6 +75,21 @@ describe("the read-API rate limit of an account, held across processes", () => {
       else sync++;
     }
     expect(sync).toBeGreaterThan(80);
+  });
+
+  test("a process never holds more than one batch (1/50 of the limit) reserved and unused", async () => {
+    clock.set("2026-11-25T15:00:05.000Z");
+    const a = limiter(services.db, 600);
+    const { rateLimitCounters } = services.db.t;
+    for (let used = 1; used <= 200; used++) {
+      await a.consume("account-7");
+      await Bun.sleep(0); // a reservation in the background may land
+      const [row] = await services.db
+        .select({ count: rateLimitCounters.count })
+        .from(rateLimitCounters)
+        .where(eq(rateLimitCounters.key, "api-account:account-7"));
+      expect((row?.count ?? 0) - used).toBeLessThanOrEqual(maxBatchFor(600));
+    }
   });
 
   test("what an idle process holds unused is given back for the others", async () => {

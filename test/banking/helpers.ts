@@ -3,7 +3,7 @@
 import { asc } from "drizzle-orm";
 import type { AccountRecord, BalanceRecord, TransactionRecord } from "../../src/banking/model.ts";
 import type { BankProvider, ProviderStatus } from "../../src/banking/provider.ts";
-import type { ConnectionStatus } from "../../src/db/schema.ts";
+import type { ConnectionStatus, NewRow } from "../../src/db/schema.ts";
 import { newId } from "../../src/ids.ts";
 import type { Services } from "../../src/services.ts";
 import { createFakeClock, type FakeClock } from "../support/fake-clock.ts";
@@ -99,6 +99,7 @@ export async function insertConnection(
   services: Services,
   serviceAccountId: string,
   status: ConnectionStatus = "linked",
+  overrides: Partial<NewRow<"connections">> = {},
 ): Promise<string> {
   const id = newId();
   const now = services.clock.now();
@@ -112,6 +113,7 @@ export async function insertConnection(
       status,
       createdAt: now,
       updatedAt: now,
+      ...overrides,
     }),
   );
   return id;

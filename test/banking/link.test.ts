@@ -9,6 +9,7 @@ import {
   startLink,
 } from "../../src/banking/link.ts";
 import { failuresBeforeError } from "../../src/banking/providers/errors.ts";
+import { createProviderHttp } from "../../src/banking/providers/http.ts";
 import { createProviders } from "../../src/banking/providers/registry.ts";
 import { syncConnection } from "../../src/banking/sync.ts";
 import { ApiError } from "../../src/http/errors.ts";
@@ -16,6 +17,7 @@ import type { Services } from "../../src/services.ts";
 import { type EnableBankingStub, startEnableBankingStub } from "../support/enable-banking-stub.ts";
 import { createFakeClock } from "../support/fake-clock.ts";
 import { createTestPki } from "../support/pki.ts";
+import { defaultEbBalances, enableBankingShape } from "../support/provider-fixtures.ts";
 import { rejectionOf } from "../support/rejection.ts";
 import { createTestServices } from "../support/services.ts";
 import { type SimplefinStub, startSimplefinStub } from "../support/simplefin-stub.ts";
@@ -152,6 +154,39 @@ describe("Enable Banking link flow", () => {
     const sessionId = [...eb.sessions.keys()].at(-1) ?? "";
     expect(JSON.stringify(row)).not.toContain(sessionId);
     expect(row?.providerSecret?.startsWith("sb1.")).toBe(true);
+  });
+
+  test('a session listing an account without uid and one with "iban": null links; the uid-less one is skipped and told in the notice', async () => {
+    const { connectionId, state, authorizationId } = await startEb();
+    const shape = enableBankingShape("account-without-uid");
+    const [usable] = enableBankingShape("iban-null").session_accounts ?? [];
+    eb.verbatim = {
+      sessionAccounts: [
+        ...(shape.session_accounts ?? []).slice(1),
+        { ...usable, uid: "iban-null-1" },
+      ],
+      byUid: new Map([["iban-null-1", { balances: defaultEbBalances, reads: shape.reads }]]),
+    };
+    try {
+      const result = await completeLink(services, {
+        provider: "enable_banking",
+        proof: owner(),
+        state,
+        code: eb.approve(authorizationId),
+      });
+      expect(result).toMatchObject({ status: "linked", firstSync: { outcome: "succeeded" } });
+    } finally {
+      eb.verbatim = undefined;
+    }
+    const { bankAccounts } = services.db.t;
+    const accounts = await services.db
+      .select()
+      .from(bankAccounts)
+      .where(eq(bankAccounts.connectionId, connectionId));
+    expect(accounts.map((a) => [a.externalId, a.iban])).toEqual([["iban-null-1", null]]);
+    expect((await connectionRow(connectionId))?.notice).toBe(
+      "1 account without an identifier was skipped",
+    );
   });
 
   test("the state works once, and not after it expired", async () => {
@@ -297,6 +332,41 @@ describe("SimpleFIN link flow", () => {
       .where(eq(bankAccounts.connectionId, result.connectionId));
     expect(after.map((a) => a.externalId)).toEqual(["ACT-1"]);
     expect(await statusEvents(result.connectionId)).toEqual(["initiated", "linked"]);
+  });
+
+  test("a first read that times out after the claim leaves a connection the next sync completes", async () => {
+    const impatient = {
+      ...services,
+      http: createProviderHttp({
+        caFile: services.config.providerCaFile,
+        allowPrivate: true,
+        timeoutMs: 300,
+      }),
+    };
+    sf.hangNext();
+    const result = await completeLink(impatient, {
+      provider: "simplefin",
+      serviceAccountId: accountId,
+      setupToken: sf.setupToken(),
+    });
+    expect(result.firstSync?.outcome).toBe("failed");
+    expect(result.firstSync?.outcome === "failed" && result.firstSync.error).toContain(
+      "no answer within 300 ms",
+    );
+    const kept = await connectionRow(result.connectionId);
+    expect(kept?.status).toBe("initiated");
+    expect(kept?.providerSecret?.startsWith("sb1.")).toBe(true);
+    clock.advance(61 * 60 * 1000);
+    const providers = createProviders(clock, {
+      config: services.config,
+      masterKey: services.masterKey.bytes,
+    });
+    const next = await syncConnection(services, result.connectionId, {
+      trigger: "schedule",
+      providers,
+    });
+    expect(next.outcome).toBe("succeeded");
+    expect((await connectionRow(result.connectionId))?.status).toBe("linked");
   });
 
   test("a provider outage becomes error only after repeated failures, and linked on the next good sync", async () => {

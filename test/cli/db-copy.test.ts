@@ -1,6 +1,7 @@
 // svc db copy --to URL: an install moves from its SQLite file to PostgreSQL with every row, the
 // same answers from the API afterwards, and signatures that still verify (the master key stays).
 // Cross-engine by nature, so it runs in both test runs.
+
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
@@ -10,6 +11,7 @@ import type { Db } from "../../src/db/store.ts";
 import { createHttpApp } from "../../src/http/app.ts";
 import { silentLogger } from "../../src/log.ts";
 import { openServices } from "../../src/services.ts";
+import { insertTransactions } from "../support/bank-fixtures.ts";
 import { installedDir, runSvc } from "../support/cli.ts";
 import { createTestDatabase } from "../support/engine.ts";
 import { createFakeClock } from "../support/fake-clock.ts";
@@ -52,8 +54,10 @@ describe("svc db copy", () => {
       await copy.close();
     }
 
-    // The same request answered by an app on each engine.
+    // The same request answered by an app on each engine; a change-feed cursor read on SQLite
+    // goes on on PostgreSQL, where new changes are numbered after the copied ones.
     const answers: string[] = [];
+    let feedCursor: string | undefined;
     for (const databaseUrl of [undefined, target.url]) {
       const config = loadConfig({ env: {}, cwd, flags: { dataDir } });
       const services = await openServices(
@@ -76,6 +80,30 @@ describe("svc db copy", () => {
         );
         expect(page.status).toBe(200);
         answers.push(JSON.stringify([list, await page.json()]));
+        const changes = async () => {
+          const query = feedCursor ? `?limit=500&cursor=${feedCursor}` : "?limit=500";
+          const response = await app.fetch(
+            new Request(`http://svc.test/v1/accounts/${first}/transactions/changes${query}`, {
+              headers: { Authorization: `Bearer ${key}` },
+            }),
+          );
+          const body = (await response.json()) as {
+            added: { transaction_id: string }[];
+            next_cursor: string;
+            has_more: boolean;
+          };
+          feedCursor = body.next_cursor;
+          return body;
+        };
+        if (!databaseUrl) {
+          while ((await changes()).has_more);
+        } else {
+          expect((await changes()).added).toEqual([]);
+          const [added] = await insertTransactions(services.db, clock, first as string, [
+            { bookingDate: "2026-01-14" },
+          ]);
+          expect((await changes()).added.map((t) => t.transaction_id)).toEqual([added as string]);
+        }
       } finally {
         await services.database.close();
       }

@@ -39,9 +39,9 @@ describe("metrics documentation", () => {
     const unknown = [...named].filter(
       (name) => !families.has(name) && !families.has(name.replace(/_(bucket|count|sum)$/, "")),
     );
-    // Not metric names: the session cookie, the PostgreSQL channel of new deliveries and the
-    // receiver kit's Python module.
-    const notMetrics = ["svc_session", "svc_outbox", "svc_webhooks"];
+    // Not metric names: the session and bank-link cookies, the PostgreSQL channel of new
+    // deliveries and the receiver kit's Python module.
+    const notMetrics = ["svc_session", "svc_link", "svc_outbox", "svc_webhooks"];
     expect(unknown.filter((name) => !notMetrics.includes(name))).toEqual([]);
   });
 

@@ -205,3 +205,44 @@ test("svc listen stops with exit 0 on SIGTERM and prints the same secret on its 
     expect(await server.stop()).toBe(0);
   }
 }, 60_000);
+
+test("svc listen that loses the server before any event resumes from its first connection: an event written while it was away is forwarded", async () => {
+  const binary = await compiledBinary();
+  const cwd = makeTempDir("svc-listen-early");
+  let server = await startBinary(binary, { cwd });
+  const port = Number(new URL(server.baseUrl).port);
+  const home = makeTempDir("svc-listen-early-home");
+  let listen: ReturnType<typeof spawnCaptured> | undefined;
+  try {
+    const account = await svc(binary, ["accounts", "create", "--email", "early@example.com"], cwd);
+    const created = await svc(binary, ["keys", "create", "--account", account.id], cwd);
+    const connection = await svc(binary, ["sandbox", "connect", "--account", account.id], cwd);
+    const keyFile = join(home, "key.txt");
+    await Bun.write(keyFile, `${created.key}\n`);
+    const before = new Set(await eventIds(server.baseUrl, created.key));
+    const flags = {
+      "--api-url": server.baseUrl,
+      "--api-key-file": keyFile,
+      "--forward-to": `http://127.0.0.1:${receiver.port}/early`,
+    };
+    listen = spawnCaptured([binary, "listen", ...Object.entries(flags).flat()], {
+      cwd: home,
+      env: { SVC_LISTEN_SECRET_FILE: join(home, "listen-secret") },
+    });
+    const err = listen.stderr;
+    await until("the connection", () => err().includes("connected to"));
+    expect(await server.stop()).toBe(0);
+    await svc(binary, ["sandbox", "set-status", "--connection", connection.id, "error"], cwd);
+    await until("listen to notice the lost server", () => err().includes("reconnecting"));
+    server = await startBinary(binary, { cwd, port });
+    const [written] = (await eventIds(server.baseUrl, created.key)).filter((id) => !before.has(id));
+    expect(written).toBeDefined();
+    await until("the event written while away at the receiver", () =>
+      received.some((event) => event.id === written),
+    );
+    expect(err()).toContain("resuming after");
+  } finally {
+    listen?.process.kill("SIGKILL");
+    await server.stop().catch(() => 0);
+  }
+}, 90_000);

@@ -5,6 +5,7 @@
 // the server's calls to the provider APIs are the real ones.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { eq } from "drizzle-orm";
 import type { Page } from "playwright-core";
 import { createServiceAccount } from "../../src/accounts/service-accounts.ts";
 import { loadConfig } from "../../src/config.ts";
@@ -197,19 +198,81 @@ describe("Connect a bank in the portal (real browser, compiled binary, provider 
     expect(await seriousAxeFindings(page)).toEqual([]);
   }, 60_000);
 
+  test("Renew: an expired Enable Banking connection is renewed from its card, back at the bank, and keeps its id and accounts", async () => {
+    await openConnections();
+    const card = page
+      .getByTestId("connection")
+      .filter({ hasText: "Enable Banking" })
+      .filter({ has: page.getByTestId("connection-status").getByText("linked") });
+    const id = (await card.getAttribute("data-connection-id")) ?? "";
+    // The consent ended (the bank said so on a pull).
+    await writer.db.write((tx) =>
+      tx.update(tx.t.connections).set({ status: "expired" }).where(eq(tx.t.connections.id, id)),
+    );
+    await page.reload();
+    await openConnections();
+    const expired = page.locator(`[data-connection-id="${id}"]`);
+    await expired.getByTestId("connection-status").getByText("expired").waitFor();
+    await expired.getByRole("button", { name: /^Renew/ }).click();
+    await page.getByRole("heading", { name: "Stub Bank asks you to approve" }).waitFor();
+    await page.getByRole("link", { name: "Approve" }).click();
+    await page.getByRole("heading", { name: "Your bank is connected" }).waitFor();
+    await page.getByRole("link", { name: "Back to your account" }).click();
+    await openConnections();
+    const renewed = page.locator(`[data-connection-id="${id}"]`);
+    await renewed.getByTestId("connection-status").getByText("linked").waitFor();
+    await renewed.getByText("Everyday EUR").waitFor();
+    expect(await renewed.getByTestId("bank-account").count()).toBe(1);
+    expect(await seriousAxeFindings(page)).toEqual([]);
+  }, 60_000);
+
+  test("the bank's approval opened in another browser attaches nothing and asks to sign in; the starting browser then finishes", async () => {
+    await openConnections();
+    const card = page.locator("section", {
+      has: page.getByRole("heading", { name: "Connect a bank" }),
+    });
+    await card.getByLabel("Where is your bank?").selectOption("enable_banking");
+    await card.getByLabel("Country of your bank").fill("FI");
+    await card.getByRole("button", { name: "Show banks" }).click();
+    await card.getByRole("button", { name: "Continue to your bank" }).click();
+    const approve = page.getByRole("link", { name: "Approve" });
+    const approval = (await approve.getAttribute("href")) ?? "";
+    const sessionsBefore = eb.sessions.size;
+    // A victim's browser (no cookie of this link, nobody signed in) follows the approval.
+    const other = await launchBrowser();
+    try {
+      await other.page.goto(approval);
+      await other.page
+        .getByRole("heading", { name: "Sign in to finish connecting the bank" })
+        .waitFor();
+      await other.page.getByText("nothing was connected").waitFor();
+      expect(await seriousAxeFindings(other.page)).toEqual([]);
+      await screenshot(other.page, "connect-bank-unbound-callback");
+    } finally {
+      await other.close();
+    }
+    expect(eb.sessions.size).toBe(sessionsBefore);
+    await approve.click();
+    await page.getByRole("heading", { name: "Your bank is connected" }).waitFor();
+    expect(eb.sessions.size).toBe(sessionsBefore + 1);
+    await page.getByRole("link", { name: "Back to your account" }).click();
+  }, 60_000);
+
   test("Remove asks first, then removes the connection and ends the Enable Banking session at the provider", async () => {
     await openConnections();
     const connection = page
       .getByTestId("connection")
       .filter({ hasText: "Enable Banking" })
-      .filter({ has: page.getByTestId("connection-status").getByText("linked") });
+      .filter({ has: page.getByTestId("connection-status").getByText("linked") })
+      .first();
     const id = (await connection.getAttribute("data-connection-id")) ?? "";
     expect(id).not.toBe("");
     await connection.getByRole("button", { name: /^Remove/ }).click();
     await page.getByRole("button", { name: "Remove connection" }).click();
     await page.locator(`[data-connection-id="${id}"]`).waitFor({ state: "detached" });
+    // The first session was given up by Renew; the renewed one by Remove.
     const sessions = [...eb.sessions.values()];
-    expect(sessions.length).toBe(1);
-    expect(sessions[0]?.deleted).toBe(true);
+    expect(sessions.slice(0, 2).map((s) => s.deleted)).toEqual([true, true]);
+    expect(sessions[2]?.deleted).toBe(false);
   }, 60_000);
 });

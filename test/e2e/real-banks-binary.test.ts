@@ -1,18 +1,19 @@
 // Real banks through the compiled binary (issue 17): both provider stubs over real HTTPS with a
 // throwaway CA trusted through SVC_PROVIDER_CA_FILE. Link (CLI + the server's callback), first
-// sync, events, the read API showing the providers' data, consent expiry, error recovery and
-// removal (which ends the Enable Banking session at the provider).
+// sync, events, the read API showing the providers' data, consent expiry and Renew, error
+// recovery and removal (which ends the Enable Banking session at the provider); a callback
+// without proof of its starter attaches nothing; a SimpleFIN bank survives a failed first read.
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { createServiceAccount } from "../../src/accounts/service-accounts.ts";
 import { loadConfig } from "../../src/config.ts";
 import { silentLogger } from "../../src/log.ts";
-import { openServices } from "../../src/services.ts";
+import { openServices, type Services } from "../../src/services.ts";
 import { compiledBinary, runBinary, startBinary } from "../support/binary.ts";
-import { startEnableBankingStub } from "../support/enable-banking-stub.ts";
+import { type EnableBankingStub, startEnableBankingStub } from "../support/enable-banking-stub.ts";
 import { engineEnvFor } from "../support/engine.ts";
-import { createTestPki } from "../support/pki.ts";
+import { createTestPki, type TestPki } from "../support/pki.ts";
 import { portalClient, testPassword } from "../support/portal.ts";
 import {
   defaultEbAccount,
@@ -24,12 +25,64 @@ import {
 import { startSimplefinStub } from "../support/simplefin-stub.ts";
 import { makeTempDir } from "../support/temp.ts";
 
+/** The served binary configured for the stubs, its CLI, and a writer on its database. */
+async function serviceBesideStubs(
+  binary: string,
+  pki: TestPki,
+  eb: EnableBankingStub,
+  extraEnv: Record<string, string> = {},
+) {
+  const cwd = makeTempDir("svc-real-banks");
+  const env = {
+    SVC_UNSAFE_ALLOW_PRIVATE_TARGETS: "true",
+    SVC_PROVIDER_CA_FILE: pki.caFile,
+    SVC_ENABLE_BANKING_APPLICATION_ID: eb.applicationId,
+    SVC_ENABLE_BANKING_KEY_FILE: eb.keyFile,
+    SVC_ENABLE_BANKING_API_URL: eb.url,
+    ...extraEnv,
+  };
+  const svc = async (...argv: string[]) => {
+    const run = await runBinary(binary, [...argv, "--json"], cwd, env);
+    return { ...run, json: <T>() => JSON.parse(run.stdout) as T };
+  };
+  const server = await startBinary(binary, { cwd, env });
+  const writer = await openServices(
+    loadConfig({ env: await engineEnvFor(cwd), cwd, flags: { dataDir: join(cwd, "data") } }),
+    { log: silentLogger },
+  );
+  /** As if the budget's waiting time had passed (the binary runs on the real clock). */
+  const budgetPassed = (connectionId: string) =>
+    writer.db.write((tx) =>
+      tx
+        .update(tx.t.connections)
+        .set({ nextPullAt: null })
+        .where(eq(tx.t.connections.id, connectionId)),
+    );
+  return { svc, server, writer, budgetPassed };
+}
+
+/** An account whose owner is signed in to the served portal: its id and the session cookie. */
+async function signedInOwner(
+  writer: Services,
+  baseUrl: string,
+  email: string,
+): Promise<{ account: string; cookie: string }> {
+  const owner = await createServiceAccount(writer.db, writer.clock, {
+    email,
+    password: testPassword,
+  });
+  const portal = portalClient(baseUrl);
+  await portal.request("POST", "/session", { email, password: testPassword });
+  return { account: owner.account.id, cookie: portal.cookie ?? "" };
+}
+
 describe("real banks through the compiled binary", () => {
-  test("link, first sync, events, read API, consent expiry, error recovery, removal", async () => {
+  test("link (an unbound callback attaches nothing), first sync, a SimpleFIN first read that fails, events, read API, consent expiry and Renew keeping every id, error recovery, removal", async () => {
     const binary = await compiledBinary();
     const pki = await createTestPki();
     const eb = await startEnableBankingStub({ pki });
     const sf = await startSimplefinStub(pki);
+    eb.sessionScopedUids = true;
     eb.accounts.push({
       uid: "eb-acc-1",
       iban: "FI2112345600000785",
@@ -55,40 +108,16 @@ describe("real banks through the compiled binary", () => {
         { id: "sf-t1", posted: nowSeconds - 86_400, amount: "-20.00", description: "Groceries" },
       ],
     });
-    const cwd = makeTempDir("svc-real-banks");
-    const env = {
-      SVC_UNSAFE_ALLOW_PRIVATE_TARGETS: "true",
-      SVC_PROVIDER_CA_FILE: pki.caFile,
-      SVC_ENABLE_BANKING_APPLICATION_ID: eb.applicationId,
-      SVC_ENABLE_BANKING_KEY_FILE: eb.keyFile,
-      SVC_ENABLE_BANKING_API_URL: eb.url,
+    const { svc, server, writer, budgetPassed } = await serviceBesideStubs(binary, pki, eb, {
       SVC_LOG_LEVEL: "info",
-    };
-    const svc = async (...argv: string[]) => {
-      const run = await runBinary(binary, [...argv, "--json"], cwd, env);
-      return { ...run, json: <T>() => JSON.parse(run.stdout) as T };
-    };
-    const server = await startBinary(binary, { cwd, env });
-    const writer = await openServices(
-      loadConfig({ env: await engineEnvFor(cwd), cwd, flags: { dataDir: join(cwd, "data") } }),
-      { log: silentLogger },
-    );
-    /** As if the budget's waiting time had passed (the binary runs on the real clock). */
-    const budgetPassed = (connectionId: string) =>
-      writer.db.write((tx) =>
-        tx
-          .update(tx.t.connections)
-          .set({ nextPullAt: null })
-          .where(eq(tx.t.connections.id, connectionId)),
-      );
+    });
     try {
       const providers = await svc("providers");
       expect(providers.json<{ name: string; configured: boolean }[]>()).toContainEqual(
         expect.objectContaining({ name: "enable_banking", configured: true }),
       );
-      const account = (await svc("accounts", "create", "--email", "owner@example.com")).json<{
-        id: string;
-      }>().id;
+      // The owner signs in: a link started from the CLI is finished by the owner's browser.
+      const { account, cookie } = await signedInOwner(writer, server.baseUrl, "owner@example.com");
       const key = (await svc("keys", "create", "--account", account)).json<{ key: string }>().key;
       const api = async <T>(path: string) =>
         (await (
@@ -111,13 +140,21 @@ describe("real banks through the compiled binary", () => {
       expect(started.code).toBe(0);
       const start = started.json<{ connection_id: string; url: string }>();
       const authorizationId = new URL(start.url).searchParams.get("id") ?? "";
-      const page = await fetch(
-        `${server.baseUrl}/connect/callback?state=${encodeURIComponent(eb.lastState)}&code=${eb.approve(authorizationId)}`,
-      );
+      const callbackQuery = `state=${encodeURIComponent(eb.lastState)}&code=${eb.approve(authorizationId)}`;
+      // Without proof of who may finish it (a link started from the CLI: the owner or an
+      // operator signed in), the callback attaches nothing and asks to sign in.
+      const unbound = await fetch(`${server.baseUrl}/connect/callback?${callbackQuery}`);
+      expect(unbound.status).toBe(403);
+      expect(await unbound.text()).toContain("Sign in to finish connecting the bank");
+      expect(eb.sessions.size).toBe(0);
+      const signedIn = { headers: { Cookie: cookie } };
+      const page = await fetch(`${server.baseUrl}/connect/callback?${callbackQuery}`, signedIn);
       expect(page.status).toBe(200);
       expect(await page.text()).toContain("Your bank is connected");
 
-      // SimpleFIN: a pasted setup token.
+      // SimpleFIN: a pasted setup token. The first read fails (503) right after the claim spent
+      // the token: the connection is kept, with its access sealed, and the next sync links it.
+      sf.failNextWith(503);
       const sfLinked = await svc(
         "connect",
         "simplefin",
@@ -128,7 +165,13 @@ describe("real banks through the compiled binary", () => {
       );
       expect(sfLinked.code).toBe(0);
       const sfConnection = sfLinked.json<{ connection_id: string; status: string }>();
-      expect(sfConnection.status).toBe("linked");
+      expect(sfConnection.status).toBe("initiated");
+      expect(sf.claims).toBe(1);
+      expect((await svc("sync", "--connection", sfConnection.connection_id)).code).toBe(0);
+      const sfStatus = (await svc("connections", "list", "--account", account))
+        .json<{ id: string; status: string }[]>()
+        .find((c) => c.id === sfConnection.connection_id)?.status;
+      expect(sfStatus).toBe("linked");
 
       // The read API shows both providers' data, amounts as signed decimal strings.
       const accounts = await api<{
@@ -170,6 +213,47 @@ describe("real banks through the compiled binary", () => {
         { id: string; status: string; consent_expires_at: string | null }[]
       >();
       expect(afterExpiry.find((c) => c.id === start.connection_id)?.status).toBe("expired");
+      const consentEnd = afterExpiry.find((c) => c.id === start.connection_id)?.consent_expires_at;
+      expect(consentEnd).toBe(new Date(eb.sessionValidUntil).toISOString());
+      const apiConnection = await api<{ consent_expires_at: string | null }>(
+        `/connections/${start.connection_id}`,
+      );
+      expect(apiConnection.consent_expires_at).toBe(consentEnd ?? "");
+
+      // Renew from the CLI: the bank's URL again; the owner signed in finishes it. The
+      // connection, its account and its transactions keep their ids.
+      const idsBefore = await api<{ data: { account_id: string; connection_id: string }[] }>(
+        "/accounts",
+      );
+      const txBefore = await api<{ data: { transaction_id: string }[] }>(
+        `/accounts/${ebAccount?.account_id}/transactions`,
+      );
+      const renewal = await svc("connections", "renew", start.connection_id);
+      expect(renewal.code).toBe(0);
+      const renewUrl = renewal.json<{ url: string }>().url;
+      const renewed = await fetch(
+        `${server.baseUrl}/connect/callback?state=${encodeURIComponent(eb.lastState)}&code=${eb.approve(new URL(renewUrl).searchParams.get("id") ?? "")}`,
+        signedIn,
+      );
+      expect(renewed.status).toBe(200);
+      expect(
+        (await svc("connections", "list", "--account", account))
+          .json<{ id: string; status: string }[]>()
+          .find((c) => c.id === start.connection_id)?.status,
+      ).toBe("linked");
+      expect(await api("/accounts")).toEqual(idsBefore);
+      expect(await api(`/accounts/${ebAccount?.account_id}/transactions`)).toEqual(txBefore);
+      const renewedEvents = (await svc("events", "list", "--account", account)).json<
+        { type: string; envelope: { data: { connection_id?: string; status?: string } } }[]
+      >();
+      expect(
+        renewedEvents.filter(
+          (e) =>
+            e.type === "connection.status.changed" &&
+            e.envelope.data.connection_id === start.connection_id &&
+            e.envelope.data.status === "linked",
+        ),
+      ).toHaveLength(2);
 
       // Error recovery: three outages make SimpleFIN `error`; the next good read, `linked`.
       for (let i = 0; i < 3; i++) {
@@ -189,10 +273,12 @@ describe("real banks through the compiled binary", () => {
       const early = await svc("sync", "--connection", sfConnection.connection_id);
       expect(early.json<{ outcome: string; next_allowed_at: string }>().outcome).toBe("too_soon");
 
-      // Removal ends the Enable Banking session at the provider.
+      // Renewal ended the first session; removal ends the current one at the provider.
+      expect(eb.sessions.get(ebSessionId)?.deleted).toBe(true);
+      const currentSession = [...eb.sessions.keys()].at(-1) ?? "";
       const removed = await svc("connections", "remove", start.connection_id);
       expect(removed.code).toBe(0);
-      expect(eb.sessions.get(ebSessionId)?.deleted).toBe(true);
+      expect(eb.sessions.get(currentSession)?.deleted).toBe(true);
 
       // No provider secret in the server's or the CLI's logs.
       const logs = server.stderr() + server.stdout();
@@ -238,42 +324,10 @@ describe("real banks through the compiled binary", () => {
       sfShape("errors-with-accounts"),
       sfShape("credit-card-negative-balance"),
     );
-    const cwd = makeTempDir("svc-real-shapes");
-    const env = {
-      SVC_UNSAFE_ALLOW_PRIVATE_TARGETS: "true",
-      SVC_PROVIDER_CA_FILE: pki.caFile,
-      SVC_ENABLE_BANKING_APPLICATION_ID: eb.applicationId,
-      SVC_ENABLE_BANKING_KEY_FILE: eb.keyFile,
-      SVC_ENABLE_BANKING_API_URL: eb.url,
-    };
-    const svc = async (...argv: string[]) => {
-      const run = await runBinary(binary, [...argv, "--json"], cwd, env);
-      return { ...run, json: <T>() => JSON.parse(run.stdout) as T };
-    };
-    const server = await startBinary(binary, { cwd, env });
-    const writer = await openServices(
-      loadConfig({ env: await engineEnvFor(cwd), cwd, flags: { dataDir: join(cwd, "data") } }),
-      { log: silentLogger },
-    );
-    const budgetPassed = (connectionId: string) =>
-      writer.db.write((tx) =>
-        tx
-          .update(tx.t.connections)
-          .set({ nextPullAt: null })
-          .where(eq(tx.t.connections.id, connectionId)),
-      );
+    const { svc, server, writer, budgetPassed } = await serviceBesideStubs(binary, pki, eb);
     try {
-      // The owner signs in: the link started from the CLI is finished by the owner's browser.
-      const owner = await createServiceAccount(writer.db, writer.clock, {
-        email: "shapes@example.com",
-        password: testPassword,
-      });
-      const account = owner.account.id;
-      const portal = portalClient(server.baseUrl);
-      await portal.request("POST", "/session", {
-        email: "shapes@example.com",
-        password: testPassword,
-      });
+      // The owner signs in: a link started from the CLI is finished by the owner's browser.
+      const { account, cookie } = await signedInOwner(writer, server.baseUrl, "shapes@example.com");
       const key = (await svc("keys", "create", "--account", account)).json<{ key: string }>().key;
       const api = async <T>(path: string) =>
         (await (
@@ -301,7 +355,7 @@ describe("real banks through the compiled binary", () => {
       const authorizationId = new URL(started.url).searchParams.get("id") ?? "";
       const page = await fetch(
         `${server.baseUrl}/connect/callback?state=${encodeURIComponent(eb.lastState)}&code=${eb.approve(authorizationId)}`,
-        { headers: { Cookie: portal.cookie ?? "" } },
+        { headers: { Cookie: cookie } },
       );
       expect(page.status).toBe(200);
       const ebId = started.connection_id;

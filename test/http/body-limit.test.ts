@@ -4,6 +4,7 @@
 // body arrives chunked; the operator import keeps its own 50 MiB. The compiled binary's suite
 // (test/e2e/limits-binary.test.ts) sends 120 MiB.
 import { afterAll, describe, expect, test } from "bun:test";
+import { like } from "drizzle-orm";
 import { maxJsonBodyBytes } from "../../src/http/body-limit.ts";
 import validFixture from "../fixtures/import/valid.json" with { type: "json" };
 import { portalClient, signedInOwner } from "../support/portal.ts";
@@ -59,6 +60,22 @@ describe("request body limits", () => {
       body: chunked(tooBig),
     });
     await expectTooLarge(response);
+  });
+
+  test("a chunked sign-in under the limit still counts against the client's address (the peer survives the body being read ahead)", async () => {
+    const attempt = JSON.stringify({ email: "chunked@example.com", password: "wrong password" });
+    const response = await fetch(`${server.baseUrl}/portal/api/session`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Origin: server.baseUrl },
+      body: chunked(attempt),
+    });
+    expect(response.status).toBe(401);
+    const { rateLimitCounters } = services.db.t;
+    const keys = await services.db
+      .select({ key: rateLimitCounters.key })
+      .from(rateLimitCounters)
+      .where(like(rateLimitCounters.key, "sign-in:address:%"));
+    expect(keys.map((row) => row.key)).toEqual(["sign-in:address:127.0.0.1"]);
   });
 
   test("a signed-in owner's JSON over 64 KiB is 413, at the limit it is read", async () => {

@@ -28,13 +28,14 @@ afterAll(async () => {
 interface Attention {
   disabledEndpoints: { id: string; disabledAt: string | null; disabledReason: string | null }[];
   connections: { id: string; status: string; institution: string }[];
+  consentsEnding: { id: string; consentExpiresAt: string }[];
 }
 
 describe("portal: what needs the owner (issue 19 health at a glance)", () => {
   test("a disabled endpoint and connections in expired, suspended, error or awaiting_auth are listed; the set-up counts a disabled endpoint as not receiving", async () => {
     const { client } = await signedInOwner(services, server.baseUrl);
     const empty = await client.json<Attention>("GET", "/overview/attention");
-    expect(empty.body).toEqual({ disabledEndpoints: [], connections: [] });
+    expect(empty.body).toEqual({ disabledEndpoints: [], connections: [], consentsEnding: [] });
 
     const added = await client.json<{ endpoint: { id: string } }>("POST", "/endpoints", {
       url: "https://127.0.0.1/svc",
@@ -97,7 +98,7 @@ describe("portal: what needs the owner (issue 19 health at a glance)", () => {
   test("another account's trouble is never shown", async () => {
     const other = await signedInOwner(services, server.baseUrl);
     const { body } = await other.client.json<Attention>("GET", "/overview/attention");
-    expect(body).toEqual({ disabledEndpoints: [], connections: [] });
+    expect(body).toEqual({ disabledEndpoints: [], connections: [], consentsEnding: [] });
   });
 });
 

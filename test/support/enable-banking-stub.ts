@@ -2,7 +2,7 @@
 // on loopback with a certificate from the test's throwaway CA. It checks every call's JWT
 // (RS256 signature against the application's public key, kid, iss, aud, exp), pages
 // transactions with continuation keys, and can answer each error kind on demand.
-import { generateKeyPairSync, type KeyObject, randomUUID, verify } from "node:crypto";
+import { createHash, generateKeyPairSync, type KeyObject, randomUUID, verify } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Server } from "bun";
@@ -55,6 +55,15 @@ export interface EnableBankingStub {
   sessionValidUntil: string;
   /** The `state` of the last authorisation started (what the bank's redirect carries back). */
   lastState: string;
+  /** The `access.valid_until` the last authorisation asked for. */
+  lastValidUntil: string;
+  /** The bank list's `maximum_consent_validity` (seconds) for every bank. */
+  maximumConsentValidity: number;
+  /**
+   * As Enable Banking does: every new session names the accounts by new `uid`s (here
+   * `<uid>.s<n>`); `identification_hash` (from the IBAN) stays the same across sessions.
+   */
+  sessionScopedUids: boolean;
   sessions: Map<string, { status: string; deleted: boolean }>;
   /**
    * Answers served verbatim instead of `accounts` (test/fixtures/providers): the session's
@@ -126,6 +135,9 @@ export async function startEnableBankingStub(
     pageSize: 2,
     calls: [],
     lastState: "",
+    lastValidUntil: "",
+    maximumConsentValidity: 7_776_000,
+    sessionScopedUids: false,
     sessionValidUntil: new Date(nowMs() + 90 * 86_400_000).toISOString(),
     sessions: new Map(),
     verbatimRead: 0,
@@ -168,17 +180,21 @@ export async function startEnableBankingStub(
       if (request.method === "GET" && path === "/aspsps") {
         const country = url.searchParams.get("country") ?? "FI";
         return json({
-          aspsps: [{ name: "Stub Bank", country, maximum_consent_validity: 7_776_000 }],
+          aspsps: [
+            { name: "Stub Bank", country, maximum_consent_validity: stub.maximumConsentValidity },
+          ],
         });
       }
       if (request.method === "POST" && path === "/auth") {
         const body = (await request.json()) as {
+          access: { valid_until: string };
           aspsp: { name: string };
           state: string;
           redirect_url: string;
         };
         const authorizationId = `auth-${++counter}`;
         stub.lastState = body.state;
+        stub.lastValidUntil = body.access.valid_until;
         pending.set(authorizationId, {
           bank: body.aspsp.name,
           redirect: body.redirect_url,
@@ -196,12 +212,14 @@ export async function startEnableBankingStub(
         codes.delete(code);
         const sessionId = `session-${randomUUID()}`;
         stub.sessions.set(sessionId, { status: "AUTHORIZED", deleted: false });
+        const scope = stub.sessionScopedUids ? `.s${stub.sessions.size}` : "";
         return json({
           session_id: sessionId,
           accounts:
             stub.verbatim?.sessionAccounts ??
             stub.accounts.map((a) => ({
-              uid: a.uid,
+              uid: `${a.uid}${scope}`,
+              identification_hash: createHash("sha256").update(a.iban).digest("base64"),
               account_id: { iban: a.iban },
               name: a.name,
               currency: a.currency,
@@ -238,9 +256,8 @@ export async function startEnableBankingStub(
           : 0;
         return json(pages[index] ?? { transactions: [], continuation_key: null });
       }
-      const account = stub.accounts.find(
-        (a) => a.uid === decodeURIComponent(accountMatch?.[1] ?? ""),
-      );
+      const uid = decodeURIComponent(accountMatch?.[1] ?? "").replace(/\.s\d+$/, "");
+      const account = stub.accounts.find((a) => a.uid === uid);
       if (accountMatch && account && request.method === "GET") {
         if (accountMatch[2] === "balances") {
           return json({

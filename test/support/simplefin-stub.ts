@@ -37,6 +37,8 @@ export interface SimplefinStub {
   verbatim: unknown[];
   /** Answer the next accounts read with this HTTP status instead. */
   failNextWith(status: number): void;
+  /** Never answer the next accounts read (the caller's timeout ends it). */
+  hangNext(): void;
   /** A fresh setup token (base64 of a one-time claim URL). */
   setupToken(): string;
   claims: number;
@@ -53,6 +55,7 @@ export async function startSimplefinStub(pki?: TestPki): Promise<SimplefinStub> 
   const unclaimed = new Set<string>();
   const credentials = new Set<string>();
   let failStatus: number | undefined;
+  let hang = false;
 
   const stub: SimplefinStub = {
     url: "",
@@ -65,6 +68,9 @@ export async function startSimplefinStub(pki?: TestPki): Promise<SimplefinStub> 
     calls: [],
     failNextWith(status) {
       failStatus = status;
+    },
+    hangNext() {
+      hang = true;
     },
     setupToken() {
       const id = randomBytes(12).toString("hex");
@@ -101,6 +107,10 @@ export async function startSimplefinStub(pki?: TestPki): Promise<SimplefinStub> 
           ? Buffer.from(auth.slice(6), "base64").toString()
           : "";
         if (!credentials.has(pair)) return new Response("Forbidden", { status: 403 });
+        if (hang) {
+          hang = false;
+          return new Promise<Response>(() => {});
+        }
         if (failStatus) {
           const status = failStatus;
           failStatus = undefined;

@@ -62,6 +62,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accounts/{account_id}/transactions/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List what changed in an account's transactions
+         * @description Keeps a copy of the account's transactions exact (what `GET …/transactions?include_pending=true` serves, over all dates). Without `cursor` the answer starts with every current transaction as `added`, page by page; then, and with a stored cursor, every change since it, in commit order: each transaction at most once per page, in its latest state. A pending transaction that books appears as `removed` (the pending id) and `added` (the booked row, `pending_transaction_id` set); one the bank stopped reporting is `removed`; an edit of amount, dates, text or status is `modified`. While `has_more` is true call again at once with `next_cursor`; when false, store `next_cursor` and call again later (on `account.transactions.available`). A cursor is valid for 30 days (the retention period); an older one answers 400 `cursor_expired`: start again without a cursor. A cursor of another account answers 400 `invalid_request`. `limit` bounds the changes read per page (default 100).
+         */
+        get: operations["listTransactionChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/accounts/{account_id}/transactions": {
         parameters: {
             query?: never;
@@ -410,13 +430,24 @@ export interface components {
              */
             fetched_at: string;
         };
-        TransactionList: {
-            data: components["schemas"]["Transaction"][];
-            /**
-             * @description Pass as `cursor` to get the next page; null on the last page. Opaque: do not build or edit it.
-             * @example null
-             */
-            next_cursor: string | null;
+        TransactionChanges: {
+            /** @description Transactions you do not have yet (without a cursor: every current transaction), in their latest state. A pending transaction that booked arrives here as the booked row, with `pending_transaction_id` set. */
+            added: components["schemas"]["Transaction"][];
+            /** @description Transactions you have whose amount, dates, text or status changed, in their latest state: replace your copy. */
+            modified: components["schemas"]["Transaction"][];
+            /** @description Transactions no longer served: a pending transaction that booked (its booked row is in `added`) or that the bank stopped reporting. */
+            removed: {
+                /**
+                 * Format: uuid
+                 * @description Delete this transaction from your copy.
+                 * @example 3f1c2a4e-8d9b-4c7e-9a51-0b6d2e7f4a10
+                 */
+                transaction_id: string;
+            }[];
+            /** @description Where the next call starts. With `has_more` true call again at once; with false store it and call again later (e.g. on `account.transactions.available`). Valid for the retention period. Opaque. */
+            next_cursor: string;
+            /** @description True: more changes are ready now, call again at once with `next_cursor`. */
+            has_more: boolean;
         };
         Transaction: {
             /**
@@ -476,6 +507,14 @@ export interface components {
              * @example null
              */
             booked_transaction_id: string | null;
+        };
+        TransactionList: {
+            data: components["schemas"]["Transaction"][];
+            /**
+             * @description Pass as `cursor` to get the next page; null on the last page. Opaque: do not build or edit it.
+             * @example null
+             */
+            next_cursor: string | null;
         };
         ConnectionList: {
             data: components["schemas"]["Connection"][];
@@ -1193,6 +1232,212 @@ export interface operations {
                              * @enum {string}
                              */
                             code: "invalid_request";
+                            /** @description For people; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `not_authenticated`: no Authorization header. `invalid_api_key`: not `Bearer <key>`, or the key is malformed, unknown or revoked. `user_inactive`: the account owning the key is disabled. */
+            401: {
+                headers: {
+                    /** @description Id of this request; quote it when reporting a problem. */
+                    "Svc-Request-Id"?: string;
+                    /** @description Always `Bearer ...`. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Machine-readable: branch on this.
+                             * @enum {string}
+                             */
+                            code: "not_authenticated" | "invalid_api_key" | "user_inactive";
+                            /** @description For people; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `demo_account`: demo accounts cannot use the API. `connect_not_available`: the bank-data feature is off for this account. `subscription_lapsed`: the key is valid but the account is not entitled (subscription lapsed or a renewal payment failed); the key is not revoked and works again once the account is paid. */
+            403: {
+                headers: {
+                    /** @description Id of this request; quote it when reporting a problem. */
+                    "Svc-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Machine-readable: branch on this.
+                             * @enum {string}
+                             */
+                            code: "demo_account" | "connect_not_available" | "subscription_lapsed";
+                            /** @description For people; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `not_found`: no such resource in the key's account (resources of other accounts are never revealed). */
+            404: {
+                headers: {
+                    /** @description Id of this request; quote it when reporting a problem. */
+                    "Svc-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Machine-readable: branch on this.
+                             * @enum {string}
+                             */
+                            code: "not_found";
+                            /** @description For people; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `rate_limited`: too many requests with this key in the current window. */
+            429: {
+                headers: {
+                    /** @description Id of this request; quote it when reporting a problem. */
+                    "Svc-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per key per window (absent when the limit is off). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `600;w=60` (600 requests per 60 s). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Machine-readable: branch on this.
+                             * @enum {string}
+                             */
+                            code: "rate_limited";
+                            /** @description For people; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error`: something failed on the service's side; the message carries the request id. */
+            500: {
+                headers: {
+                    /** @description Id of this request; quote it when reporting a problem. */
+                    "Svc-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Machine-readable: branch on this.
+                             * @enum {string}
+                             */
+                            code: "internal_error";
+                            /** @description For people; may change. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listTransactionChanges: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Rows per page, 1 to 500 (default 100).
+                 * @example 100
+                 */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page, unchanged. */
+                cursor?: string;
+            };
+            header?: {
+                /** @description One or more `ETag` values from earlier answers (comma-separated, `W/` prefixes ignored), or `*`. When one matches the current answer, the answer is 304 with no body. (No example: a reference renderer would paste it into every generated sample.) */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /**
+                 * @description The account's id (a UUID).
+                 * @example 3f1c2a4e-8d9b-4c7e-9a51-0b6d2e7f4a10
+                 */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of changes. */
+            200: {
+                headers: {
+                    /** @description Strong entity tag of this exact body (a quoted 128-bit fingerprint of its bytes; opaque). Send it back in `If-None-Match` to be answered 304 while the data is unchanged. */
+                    ETag?: string;
+                    /** @description Id of this request; quote it when reporting a problem. */
+                    "Svc-Request-Id"?: string;
+                    /** @description Requests allowed per key per window (absent when the limit is off). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `600;w=60` (600 requests per 60 s). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransactionChanges"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` matched the current answer's `ETag`. No body; counts against the rate limit like any read. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of this exact body (a quoted 128-bit fingerprint of its bytes; opaque). Send it back in `If-None-Match` to be answered 304 while the data is unchanged. */
+                    ETag?: string;
+                    /** @description Id of this request; quote it when reporting a problem. */
+                    "Svc-Request-Id"?: string;
+                    /** @description Requests allowed per key per window (absent when the limit is off). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy, e.g. `600;w=60` (600 requests per 60 s). */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_request`: a parameter is missing, malformed or out of range, or the cursor belongs to another account or list. `cursor_expired`: the cursor is older than the retention period; start again without a cursor. */
+            400: {
+                headers: {
+                    /** @description Id of this request; quote it when reporting a problem. */
+                    "Svc-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /**
+                             * @description Machine-readable: branch on this.
+                             * @enum {string}
+                             */
+                            code: "invalid_request" | "cursor_expired";
                             /** @description For people; may change. */
                             message: string;
                         };

@@ -50,6 +50,28 @@ describe("every /v1 route through the client", () => {
     expect(data?.available).toBe("1400.00");
   });
 
+  test("GET /accounts/{account_id}/transactions/changes pages every transaction as added, then from the stored cursor", async () => {
+    const ids: string[] = [];
+    let cursor: string | undefined;
+    for (;;) {
+      const { data, error } = await svc.GET("/accounts/{account_id}/transactions/changes", {
+        params: {
+          path: { account_id: accountId },
+          query: { limit: 10, ...(cursor ? { cursor } : {}) },
+        },
+      });
+      expect(error).toBeUndefined();
+      ids.push(...(data?.added ?? []).map((t) => t.transaction_id));
+      cursor = data?.next_cursor;
+      if (!data?.has_more) break;
+    }
+    expect(ids).toHaveLength(24); // 23 booked and 1 pending
+    const quiet = await svc.GET("/accounts/{account_id}/transactions/changes", {
+      params: { path: { account_id: accountId }, query: { ...(cursor ? { cursor } : {}) } },
+    });
+    expect(quiet.data).toMatchObject({ added: [], modified: [], removed: [], has_more: false });
+  });
+
   test("GET /accounts/{account_id}/transactions takes the window and the include_pending flag", async () => {
     const booked = await svc.GET("/accounts/{account_id}/transactions", {
       params: { path: { account_id: accountId }, query: { ...window, limit: 500 } },

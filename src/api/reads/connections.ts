@@ -15,6 +15,7 @@ export interface ConnectionView {
   last_synced_at: string | null;
   error: string | null;
   notice: string | null;
+  consent_expires_at: string | null;
 }
 
 export interface ConnectionReads {
@@ -42,10 +43,18 @@ export function createConnectionReads(db: Db): ConnectionReads {
     lastSyncedAt: connections.lastSyncedAt,
     error: connections.error,
     notice: connections.notice,
+    consentExpiresAt: connections.consentExpiresAt,
   };
   type ConnectionRow = Pick<
     Row<"connections">,
-    "id" | "status" | "institution" | "createdAt" | "lastSyncedAt" | "error" | "notice"
+    | "id"
+    | "status"
+    | "institution"
+    | "createdAt"
+    | "lastSyncedAt"
+    | "error"
+    | "notice"
+    | "consentExpiresAt"
   >;
   const owner = eq(connections.serviceAccountId, p("owner"));
   const list = db
@@ -88,6 +97,7 @@ export function createConnectionReads(db: Db): ConnectionReads {
       last_synced_at: row.lastSyncedAt?.toISOString() ?? null,
       error: row.error,
       notice: row.notice,
+      consent_expires_at: row.consentExpiresAt?.toISOString() ?? null,
     }));
   };
   return {

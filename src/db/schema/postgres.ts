@@ -250,7 +250,11 @@ export const balances = pgTable("balances", {
   fetchedAt: ms("fetched_at").notNull(),
 });
 
-/** Transactions, de-duplicated on (account, provider's stable id). */
+/**
+ * Transactions. external_id is the sandbox bank's or import file's stable id; for real banks,
+ * whose ids are hints, it is the row's own id and the provider ids are in
+ * transaction_provider_ids (docs/providers.md "One transaction, one id").
+ */
 export const transactions = pgTable(
   "transactions",
   {
@@ -332,6 +336,29 @@ export const transactionProviderIds = pgTable(
       columns: [t.accountId, t.providerId, t.transactionId],
     }),
     index("transaction_provider_ids_transaction_idx").on(t.transactionId),
+  ],
+);
+
+/**
+ * The transactions change feed (src/api/reads/transaction-changes.ts): one row each time a
+ * transaction's served state or served JSON changed, written by triggers on `transactions` in the
+ * same transaction as the change (migrations), so no writer can forget it. `seq` follows commit
+ * order within an account: SQLite has one writer; on PostgreSQL the trigger takes the account's
+ * feed lock before numbering, held until commit. Pruned by retention.
+ */
+export const transactionChanges = pgTable(
+  "transaction_changes",
+  {
+    seq: bigint("seq", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
+    accountId: text("account_id").notNull(),
+    transactionId: text("transaction_id").notNull(),
+    /** Whether the transaction was served (GET …/transactions?include_pending=true) before. */
+    wasServed: flag("was_served").notNull(),
+    createdAt: ms("created_at").notNull(),
+  },
+  (t) => [
+    index("transaction_changes_account_idx").on(t.accountId, t.seq),
+    index("transaction_changes_created_idx").on(t.createdAt),
   ],
 );
 

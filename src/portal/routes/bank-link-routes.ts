@@ -8,6 +8,7 @@ import { completeLink, listBanks, removeConnection, startLink } from "../../bank
 import { linkCookie } from "../../banking/link-cookie.ts";
 import { enableBankingBudget, simplefinBudget } from "../../banking/providers/budget.ts";
 import { enableBankingConfigured } from "../../banking/providers/registry.ts";
+import { renewSimplefin, startRenew } from "../../banking/renew.ts";
 import { readJson } from "../../http/validate.ts";
 import type { Services } from "../../services.ts";
 import { ownAccountId } from "../owner.ts";
@@ -20,6 +21,7 @@ const enableBankingBody = z
   })
   .strict();
 const simplefinBody = z.object({ setup_token: z.string().trim().min(1).max(4000) }).strict();
+const renewBody = z.object({ setup_token: z.string().trim().min(1).max(4000).optional() }).strict();
 
 export function bankLinkRoutes(services: Services): Hono {
   const app = new Hono();
@@ -83,6 +85,26 @@ export function bankLinkRoutes(services: Services): Hono {
       setupToken: body.setup_token,
     });
     return c.json({ connection_id: result.connectionId, status: result.status }, 201);
+  });
+
+  // Renew: Enable Banking answers the bank's URL (the link is bound to this browser, as a new
+  // link is); SimpleFIN takes a new setup token and answers the outcome.
+  app.post("/:id/renew", async (c) => {
+    const connection = await requireOwnConnection(services.db, ownAccountId(c), c.req.param("id"));
+    const body = await readJson(c, renewBody);
+    if (body.setup_token !== undefined) {
+      const result = await renewSimplefin(services, connection.id, body.setup_token);
+      return c.json({ connection_id: result.connectionId, status: result.status });
+    }
+    const browserNonce = cookie.nonceFor(c);
+    const start = await startRenew(services, connection.id, { browserNonce });
+    if (start.kind !== "redirect") return c.json({ message: start.message });
+    cookie.write(c, browserNonce, start.stateExpiresAt);
+    return c.json({
+      connection_id: start.connectionId,
+      redirect_url: start.url,
+      expires_at: start.stateExpiresAt.toISOString(),
+    });
   });
 
   app.delete("/:id", async (c) => {

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { listOwnConnections, requireOwnConnection } from "../../banking/account-connections.ts";
+import { assertConnectionRoom } from "../../banking/link-limits.ts";
 import { connectSandbox, maxSandboxSeed } from "../../banking/sandbox/connect.ts";
 import { simulateActivity, simulationKinds } from "../../banking/sandbox/simulate.ts";
 import { syncConnection } from "../../banking/sync.ts";
@@ -30,6 +31,7 @@ export function connectionRoutes(services: Services): Hono {
 
   app.post("/sandbox", async (c) => {
     const { seed } = await readJson(c, connectBody);
+    await assertConnectionRoom(db, ownAccountId(c));
     const connection = await connectSandbox(services, {
       serviceAccountId: ownAccountId(c),
       ...(seed !== undefined ? { seed } : {}),

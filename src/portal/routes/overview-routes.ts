@@ -18,7 +18,7 @@ import { ownAccountId } from "../owner.ts";
 export function overviewRoutes(services: Services): Hono {
   const { db, clock, config } = services;
   const app = new Hono();
-  app.get("/attention", async (c) => c.json(await accountAttention(db, ownAccountId(c))));
+  app.get("/attention", async (c) => c.json(await accountAttention(db, clock, ownAccountId(c))));
 
   app.get("/", async (c) => {
     const account = await getServiceAccount(db, ownAccountId(c));
@@ -42,7 +42,7 @@ export function overviewRoutes(services: Services): Hono {
         disabledEndpoints: endpoints.filter((e) => e.status === "disabled").length,
         connections: (await listOwnConnections(db, clock, account.id)).length,
       },
-      attention: await accountAttention(db, account.id),
+      attention: await accountAttention(db, clock, account.id),
       billing: await billingContact(db, config),
     });
   });

@@ -3,6 +3,7 @@
 // failures become ProviderErrors of a kind the status table knows (errors.ts).
 import { z } from "zod";
 import type { Clock } from "../../../clock.ts";
+import { withoutUrlPaths } from "../../notice.ts";
 import { ProviderError, parseRetryAfter } from "../errors.ts";
 import { jsonBody, type ProviderHttp, type ProviderResponse } from "../http.ts";
 import type { EnableBankingSigner } from "./jwt.ts";
@@ -39,7 +40,8 @@ export function enableBankingError(
   }
   const code = `${body.error ?? ""}`.toUpperCase();
   const message = `${what}: Enable Banking answered ${response.status}${code ? ` ${code}` : ""}${
-    body.message ? ` (${body.message.slice(0, 200)})` : ""
+    // Its words may quote a URL (a redirect URL it refused): scheme and host only.
+    body.message ? ` (${withoutUrlPaths(body.message).slice(0, 200)})` : ""
   }`;
   const retryHeader = response.headers["retry-after"];
   const retryAfterMs = parseRetryAfter(

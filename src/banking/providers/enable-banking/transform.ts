@@ -20,6 +20,9 @@ const party = z.object({ name: loose }).partial().nullish().catch(null);
 /** An account as the session lists it: uid, ids and even currency may be missing. */
 export const ebAccountSchema = z.object({
   uid: z.string().nullish(),
+  /** Stable across sessions (Enable Banking: "can be used for matching accounts between
+   * multiple sessions"), unlike `uid`, which a new session renews. */
+  identification_hash: z.string().min(1).nullish(),
   account_id: z
     .object({ iban: z.string().nullish(), masked_pan: z.string().nullish() })
     .partial()
