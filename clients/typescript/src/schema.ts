@@ -171,7 +171,7 @@ export interface paths {
         };
         /**
          * Stream new events (Server-Sent Events)
-         * @description A `text/event-stream` of the account's events as they are written: `id:` the event id, `event:` its type, `data:` the envelope (one line). Without `Last-Event-ID` the stream starts with the next new event; with it, every event after that one is sent first, in order, once. The first message is `id:` of the stream's starting position without an event (the newest event, or the nil UUID `00000000-0000-0000-0000-000000000000` when the account has none yet; as `Last-Event-ID` it means before the first event), so a client that reconnects before any event arrived still resumes from its first connection. Comment lines (`: heartbeat`) come every 5 s while idle. The key, its account and entitlement are checked again at every wake-up and heartbeat: once the key is revoked or the account refused, a last `event: stream.closed` carries the error envelope (`data: {"error":{"code":"invalid_api_key",...}}`) and the stream ends; do not reconnect with the same key. Opening counts as one request of the key's rate limit; at most 5 streams per account may be open on one server (429 `rate_limited` beyond). The stream ends when the server stops: reconnect with `Last-Event-ID`.
+         * @description A `text/event-stream` of the account's events as they are written: `id:` the event id, `event:` its type, `data:` the envelope (one line). Without `Last-Event-ID` the stream starts with the next new event; with it, every event after that one is sent first, in order, once. The first message is `id:` of the stream's starting position without an event (the newest event, or the nil UUID `00000000-0000-0000-0000-000000000000` when the account has none yet; as `Last-Event-ID` it means before the first event), so a client that reconnects before any event arrived still resumes from its first connection. Comment lines (`: heartbeat`) come every 5 s while idle. The key, its account and entitlement are checked again at every wake-up and heartbeat: once the key is revoked or the account refused, a last `event: stream.closed` carries the error envelope (`data: {"error":{"code":"invalid_api_key",...}}`) and the stream ends; do not reconnect with the same key. Opening counts as one request of the account's rate limit; at most 5 streams per account may be open at once, on every server of the service together (429 `rate_limited` beyond). The stream ends when the server stops: reconnect with `Last-Event-ID`.
          */
         get: operations["streamEvents"];
         put?: never;
@@ -562,6 +562,12 @@ export interface components {
              * @example 1 account without an identifier was skipped
              */
             notice: string | null;
+            /**
+             * Format: date-time
+             * @description When the bank consent behind the connection ends (UTC); null when the connection has no consent that ends (sandbox, operator ingest, SimpleFIN). The owner is e-mailed 7 days and 1 day before; after it the connection moves to `expired` until it is renewed.
+             * @example 2026-01-15T09:00:00.000Z
+             */
+            consent_expires_at: string | null;
         };
         EventList: {
             data: components["schemas"]["Event"][];
@@ -809,9 +815,9 @@ export interface operations {
                     ETag?: string;
                     /** @description Id of this request; quote it when reporting a problem. */
                     "Svc-Request-Id"?: string;
-                    /** @description Requests allowed per key per window (absent when the limit is off). */
+                    /** @description Requests allowed per service account per window, all its keys together (absent when the limit is off). */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests the account has left in the current window (across the cluster, as far as the answering server knows). */
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
@@ -830,9 +836,9 @@ export interface operations {
                     ETag?: string;
                     /** @description Id of this request; quote it when reporting a problem. */
                     "Svc-Request-Id"?: string;
-                    /** @description Requests allowed per key per window (absent when the limit is off). */
+                    /** @description Requests allowed per service account per window, all its keys together (absent when the limit is off). */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests the account has left in the current window (across the cluster, as far as the answering server knows). */
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
@@ -914,9 +920,9 @@ export interface operations {
                     "Svc-Request-Id"?: string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed per key per window (absent when the limit is off). */
+                    /** @description Requests allowed per service account per window, all its keys together (absent when the limit is off). */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests the account has left in the current window (across the cluster, as far as the answering server knows). */
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
@@ -986,9 +992,9 @@ export interface operations {
                     ETag?: string;
                     /** @description Id of this request; quote it when reporting a problem. */
                     "Svc-Request-Id"?: string;
-                    /** @description Requests allowed per key per window (absent when the limit is off). */
+                    /** @description Requests allowed per service account per window, all its keys together (absent when the limit is off). */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests the account has left in the current window (across the cluster, as far as the answering server knows). */
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
@@ -1007,9 +1013,9 @@ export interface operations {
                     ETag?: string;
                     /** @description Id of this request; quote it when reporting a problem. */
                     "Svc-Request-Id"?: string;
-                    /** @description Requests allowed per key per window (absent when the limit is off). */
+                    /** @description Requests allowed per service account per window, all its keys together (absent when the limit is off). */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests the account has left in the current window (across the cluster, as far as the answering server knows). */
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
@@ -1112,9 +1118,9 @@ export interface operations {
                     "Svc-Request-Id"?: string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed per key per window (absent when the limit is off). */
+                    /** @description Requests allowed per service account per window, all its keys together (absent when the limit is off). */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests the account has left in the current window (across the cluster, as far as the answering server knows). */
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
@@ -1184,9 +1190,9 @@ export interface operations {
                     ETag?: string;
                     /** @description Id of this request; quote it when reporting a problem. */
                     "Svc-Request-Id"?: string;
-                    /** @description Requests allowed per key per window (absent when the limit is off). */
+                    /** @description Requests allowed per service account per window, all its keys together (absent when the limit is off). */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests the account has left in the current window (across the cluster, as far as the answering server knows). */
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
@@ -1205,9 +1211,9 @@ export interface operations {
                     ETag?: string;
                     /** @description Id of this request; quote it when reporting a problem. */
                     "Svc-Request-Id"?: string;
-                    /** @description Requests allowed per key per window (absent when the limit is off). */
+                    /** @description Requests allowed per service account per window, all its keys together (absent when the limit is off). */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests the account has left in the current window (across the cluster, as far as the answering server knows). */
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
@@ -1310,9 +1316,9 @@ export interface operations {
                     "Svc-Request-Id"?: string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed per key per window (absent when the limit is off). */
+                    /** @description Requests allowed per service account per window, all its keys together (absent when the limit is off). */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests the account has left in the current window (across the cluster, as far as the answering server knows). */
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
@@ -1390,9 +1396,9 @@ export interface operations {
                     ETag?: string;
                     /** @description Id of this request; quote it when reporting a problem. */
                     "Svc-Request-Id"?: string;
-                    /** @description Requests allowed per key per window (absent when the limit is off). */
+                    /** @description Requests allowed per service account per window, all its keys together (absent when the limit is off). */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests the account has left in the current window (across the cluster, as far as the answering server knows). */
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
@@ -1411,9 +1417,9 @@ export interface operations {
                     ETag?: string;
                     /** @description Id of this request; quote it when reporting a problem. */
                     "Svc-Request-Id"?: string;
-                    /** @description Requests allowed per key per window (absent when the limit is off). */
+                    /** @description Requests allowed per service account per window, all its keys together (absent when the limit is off). */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests the account has left in the current window (across the cluster, as far as the answering server knows). */
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
@@ -1516,9 +1522,9 @@ export interface operations {
                     "Svc-Request-Id"?: string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed per key per window (absent when the limit is off). */
+                    /** @description Requests allowed per service account per window, all its keys together (absent when the limit is off). */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests the account has left in the current window (across the cluster, as far as the answering server knows). */
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
@@ -1611,9 +1617,9 @@ export interface operations {
                     ETag?: string;
                     /** @description Id of this request; quote it when reporting a problem. */
                     "Svc-Request-Id"?: string;
-                    /** @description Requests allowed per key per window (absent when the limit is off). */
+                    /** @description Requests allowed per service account per window, all its keys together (absent when the limit is off). */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests the account has left in the current window (across the cluster, as far as the answering server knows). */
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
@@ -1632,9 +1638,9 @@ export interface operations {
                     ETag?: string;
                     /** @description Id of this request; quote it when reporting a problem. */
                     "Svc-Request-Id"?: string;
-                    /** @description Requests allowed per key per window (absent when the limit is off). */
+                    /** @description Requests allowed per service account per window, all its keys together (absent when the limit is off). */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests the account has left in the current window (across the cluster, as far as the answering server knows). */
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
@@ -1737,9 +1743,9 @@ export interface operations {
                     "Svc-Request-Id"?: string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed per key per window (absent when the limit is off). */
+                    /** @description Requests allowed per service account per window, all its keys together (absent when the limit is off). */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests the account has left in the current window (across the cluster, as far as the answering server knows). */
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
@@ -1811,9 +1817,9 @@ export interface operations {
                     ETag?: string;
                     /** @description Id of this request; quote it when reporting a problem. */
                     "Svc-Request-Id"?: string;
-                    /** @description Requests allowed per key per window (absent when the limit is off). */
+                    /** @description Requests allowed per service account per window, all its keys together (absent when the limit is off). */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests the account has left in the current window (across the cluster, as far as the answering server knows). */
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
@@ -1832,9 +1838,9 @@ export interface operations {
                     ETag?: string;
                     /** @description Id of this request; quote it when reporting a problem. */
                     "Svc-Request-Id"?: string;
-                    /** @description Requests allowed per key per window (absent when the limit is off). */
+                    /** @description Requests allowed per service account per window, all its keys together (absent when the limit is off). */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests the account has left in the current window (across the cluster, as far as the answering server knows). */
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
@@ -1916,9 +1922,9 @@ export interface operations {
                     "Svc-Request-Id"?: string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed per key per window (absent when the limit is off). */
+                    /** @description Requests allowed per service account per window, all its keys together (absent when the limit is off). */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests the account has left in the current window (across the cluster, as far as the answering server knows). */
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
@@ -1988,9 +1994,9 @@ export interface operations {
                     ETag?: string;
                     /** @description Id of this request; quote it when reporting a problem. */
                     "Svc-Request-Id"?: string;
-                    /** @description Requests allowed per key per window (absent when the limit is off). */
+                    /** @description Requests allowed per service account per window, all its keys together (absent when the limit is off). */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests the account has left in the current window (across the cluster, as far as the answering server knows). */
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
@@ -2009,9 +2015,9 @@ export interface operations {
                     ETag?: string;
                     /** @description Id of this request; quote it when reporting a problem. */
                     "Svc-Request-Id"?: string;
-                    /** @description Requests allowed per key per window (absent when the limit is off). */
+                    /** @description Requests allowed per service account per window, all its keys together (absent when the limit is off). */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests the account has left in the current window (across the cluster, as far as the answering server knows). */
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
@@ -2114,9 +2120,9 @@ export interface operations {
                     "Svc-Request-Id"?: string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed per key per window (absent when the limit is off). */
+                    /** @description Requests allowed per service account per window, all its keys together (absent when the limit is off). */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests the account has left in the current window (across the cluster, as far as the answering server knows). */
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
@@ -2198,9 +2204,9 @@ export interface operations {
                     ETag?: string;
                     /** @description Id of this request; quote it when reporting a problem. */
                     "Svc-Request-Id"?: string;
-                    /** @description Requests allowed per key per window (absent when the limit is off). */
+                    /** @description Requests allowed per service account per window, all its keys together (absent when the limit is off). */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests the account has left in the current window (across the cluster, as far as the answering server knows). */
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
@@ -2219,9 +2225,9 @@ export interface operations {
                     ETag?: string;
                     /** @description Id of this request; quote it when reporting a problem. */
                     "Svc-Request-Id"?: string;
-                    /** @description Requests allowed per key per window (absent when the limit is off). */
+                    /** @description Requests allowed per service account per window, all its keys together (absent when the limit is off). */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests the account has left in the current window (across the cluster, as far as the answering server knows). */
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
@@ -2303,9 +2309,9 @@ export interface operations {
                     "Svc-Request-Id"?: string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed per key per window (absent when the limit is off). */
+                    /** @description Requests allowed per service account per window, all its keys together (absent when the limit is off). */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests the account has left in the current window (across the cluster, as far as the answering server knows). */
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
@@ -2451,9 +2457,9 @@ export interface operations {
                     "Svc-Request-Id"?: string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed per key per window (absent when the limit is off). */
+                    /** @description Requests allowed per service account per window, all its keys together (absent when the limit is off). */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests the account has left in the current window (across the cluster, as far as the answering server knows). */
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
@@ -2523,9 +2529,9 @@ export interface operations {
                     ETag?: string;
                     /** @description Id of this request; quote it when reporting a problem. */
                     "Svc-Request-Id"?: string;
-                    /** @description Requests allowed per key per window (absent when the limit is off). */
+                    /** @description Requests allowed per service account per window, all its keys together (absent when the limit is off). */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests the account has left in the current window (across the cluster, as far as the answering server knows). */
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
@@ -2544,9 +2550,9 @@ export interface operations {
                     ETag?: string;
                     /** @description Id of this request; quote it when reporting a problem. */
                     "Svc-Request-Id"?: string;
-                    /** @description Requests allowed per key per window (absent when the limit is off). */
+                    /** @description Requests allowed per service account per window, all its keys together (absent when the limit is off). */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests the account has left in the current window (across the cluster, as far as the answering server knows). */
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
@@ -2649,9 +2655,9 @@ export interface operations {
                     "Svc-Request-Id"?: string;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed per key per window (absent when the limit is off). */
+                    /** @description Requests allowed per service account per window, all its keys together (absent when the limit is off). */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /** @description Requests the account has left in the current window (across the cluster, as far as the answering server knows). */
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets. */
                     "RateLimit-Reset"?: number;
