@@ -584,6 +584,10 @@ export function configOriginLabel(config: Config, key: ConfigKey): string {
   return `config file ${origin}`;
 }
 
+function hasPassword(url: string | undefined): boolean {
+  return url !== undefined && URL.canParse(url) && new URL(url).password !== "";
+}
+
 /**
  * The values this process got from its flags and environment (not the file, not defaults): what
  * `svc serve` shares with the other commands through the running-server file.
@@ -598,6 +602,9 @@ export function processGivenSettings(config: Config): {
     const origin = config.origins?.[key];
     if (key === "dataDir" || origin === undefined) continue;
     if (origin !== `--${keySpecs[key].flag}` && origin !== keySpecs[key].env) continue;
+    // A password given in the environment stays out of files (security.md): such a URL is not
+    // shared, and the CLI needs it in its own environment too.
+    if ((key === "databaseUrl" || key === "smtpUrl") && hasPassword(config[key])) continue;
     settings[key] = config[key];
     origins[key] = origin;
   }

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ConfigError, loadConfig } from "../src/config.ts";
+import { ConfigError, loadConfig, processGivenSettings } from "../src/config.ts";
 import { makeTempDir } from "./support/temp.ts";
 
 function dirWithFile(contents: unknown): string {
@@ -258,5 +258,36 @@ describe("trustedProxies", () => {
     const dir = dirWithFile({ trustedProxies: 10 });
     const message = configError(() => loadConfig({ env: {}, cwd: dir, flags: { dataDir: dir } }));
     expect(message).toMatch(/trustedProxies=10: must be a list of IP addresses or CIDR ranges/);
+  });
+});
+
+describe("the settings svc serve shares with the other commands", () => {
+  test("flags and environment values are shared, not the file's, and never a URL's password", () => {
+    const cwd = makeTempDir();
+    mkdirSync(join(cwd, "data"));
+    writeFileSync(join(cwd, "data", "svc.json"), JSON.stringify({ retentionDays: 9 }));
+    const config = loadConfig({
+      cwd,
+      flags: { port: "9191", unsafeAllowPrivateTargets: true },
+      env: {
+        SVC_DELIVERY_SOURCE_IP: "203.0.113.7",
+        SVC_DATABASE_URL: "postgres://svc:secret@db.internal:5432/svc",
+        SVC_SMTP_URL: "smtp://mail.internal:25",
+      },
+    });
+    expect(processGivenSettings(config)).toEqual({
+      settings: {
+        port: 9191,
+        deliverySourceIp: "203.0.113.7",
+        unsafeAllowPrivateTargets: true,
+        smtpUrl: "smtp://mail.internal:25",
+      },
+      origins: {
+        port: "--port",
+        deliverySourceIp: "SVC_DELIVERY_SOURCE_IP",
+        unsafeAllowPrivateTargets: "--unsafe-allow-private-targets",
+        smtpUrl: "SVC_SMTP_URL",
+      },
+    });
   });
 });

@@ -3,7 +3,7 @@
 // data dir), trusts it for deliveries only, lets deliveries reach loopback and private addresses
 // on any port, and prints what the receiver kit needs. Never for production: spec 4 requires
 // public HTTPS targets on 443, which this mode deliberately does not enforce.
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { ensureDevCertificates } from "../dev/local-ca.ts";
@@ -63,8 +63,9 @@ export function registerDev(program: Command, io: CliIo): void {
       `
 Issues (once) a local CA and a certificate for localhost, 127.0.0.1 and ::1 in
 <data dir>/${devDirectoryName}/, then serves as \`svc serve --unsafe-allow-private-targets
---delivery-ca-file <data dir>/${devDirectoryName}/ca.pem\` would, and prints the settings the
-receiver kit needs. Takes every flag of \`svc serve\`.`,
+--delivery-ca-file <data dir>/${devDirectoryName}/ca.pem\` would (a deliveryCaFile of your own
+stays trusted beside it), and prints the settings the receiver kit needs. Takes every flag of
+\`svc serve\`.`,
     );
   addServeFlags(command);
   command.action(async (options: Record<string, string | boolean | undefined>, cmd: Command) => {
@@ -75,10 +76,20 @@ receiver kit needs. Takes every flag of \`svc serve\`.`,
       join(config.dataDir, devDirectoryName),
       io.clock?.now() ?? new Date(),
     );
+    // A deliveryCaFile of the developer's own stays trusted: both go into one bundle.
+    let trusted = certificates.caFile;
+    if (config.deliveryCaFile) {
+      trusted = join(config.dataDir, devDirectoryName, "delivery-trust.pem");
+      writeFileSync(
+        trusted,
+        `${readFileSync(certificates.caFile, "utf8")}\n${readFileSync(config.deliveryCaFile, "utf8")}`,
+        { mode: 0o644 },
+      );
+    }
     await runServe(
       io,
       cmd,
-      { ...flags, unsafeAllowPrivateTargets: true, deliveryCaFile: certificates.caFile },
+      { ...flags, unsafeAllowPrivateTargets: true, deliveryCaFile: trusted },
       {
         onListening: (services) =>
           io.stdout(banner({ baseUrl: services.config.baseUrl, ...certificates })),

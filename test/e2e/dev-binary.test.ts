@@ -17,7 +17,7 @@ import { engineEnvFor } from "../support/engine.ts";
 import { startReceiver } from "../support/receiver.ts";
 import { makeTempDir } from "../support/temp.ts";
 import { waitUntil } from "../support/wait.ts";
-import { lastVerificationCode } from "../support/webhooks.ts";
+import { lastVerificationCode, testCertificates } from "../support/webhooks.ts";
 
 describe("svc dev", () => {
   test("a receiver on localhost with the printed certificate is registered, verified, tested and resent to", async () => {
@@ -135,4 +135,30 @@ describe("svc dev", () => {
       await server.stop();
     }
   }, 120_000);
+
+  test("a deliveryCaFile of the developer's own stays trusted beside the local CA", async () => {
+    const binary = await compiledBinary();
+    const { pki, cert } = await testCertificates();
+    const receiver = startReceiver(cert);
+    const cwd = makeTempDir("svc-dev-ca");
+    const port = await freePort();
+    const env = { ...(await engineEnvFor(cwd)), SVC_DELIVERY_CA_FILE: pki.caFile };
+    const dev = spawnCaptured([binary, "dev", "--port", String(port)], { cwd, env });
+    try {
+      await waitUntil(() => dev.stdout().includes("TLS_KEY_FILE="), "svc dev to start", 20_000);
+      const svc = async (...args: string[]) => {
+        const run = await runBinary(binary, [...args, "--json"], cwd, { SVC_LOG_LEVEL: "warn" });
+        expect({ args, code: run.code, stderr: run.stderr }).toEqual({ args, code: 0, stderr: "" });
+        return JSON.parse(run.stdout);
+      };
+      const account = await svc("accounts", "create", "--email", "own-ca@example.com");
+      const url = receiver.url("/own-ca");
+      const { endpoint } = await svc("endpoints", "add", "--account", account.id, "--url", url);
+      expect((await svc("endpoints", "test", endpoint.id)).status_code).toBe(200);
+    } finally {
+      dev.process.kill("SIGTERM");
+      await dev.process.exited;
+      await receiver.stop();
+    }
+  }, 90_000);
 });
