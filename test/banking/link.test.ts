@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
@@ -272,6 +272,12 @@ describe("Enable Banking link flow", () => {
 });
 
 describe("SimpleFIN link flow", () => {
+  // An account of its own per test: each leaves connections behind, and an account holds at
+  // most 10 that are not rejected or expired (link-limits.ts).
+  beforeEach(async () => {
+    sfAccountId = await insertServiceAccount(services);
+  });
+
   test("a pasted setup token links the connection with its accounts and a first sync", async () => {
     const token = sf.setupToken();
     const result = await completeLink(services, {
