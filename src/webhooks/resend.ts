@@ -90,8 +90,11 @@ export async function resendEvent(
       createdAt: at,
     });
   });
+  // Read before the dispatcher is woken: the answer shows the delivery as it was created, not
+  // as a claim that may already have taken it.
+  const created = (await getDelivery(db, deliveryId)) as DeliveryView;
   ctx.outbox?.notify();
-  return (await getDelivery(db, deliveryId)) as DeliveryView;
+  return created;
 }
 
 /** Which delivery an action is about; the portal scopes it by account and endpoint (404 otherwise). */
