@@ -175,6 +175,7 @@ export async function retryDeliveryNow(
       .set({ nextAttemptAt: now, leaseExpiresAt: null })
       .where(eq(deliveries.id, row.id));
   });
+  const due = (await getDelivery(db, delivery.id)) as DeliveryView;
   ctx.outbox?.notify();
-  return (await getDelivery(db, delivery.id)) as DeliveryView;
+  return due;
 }
