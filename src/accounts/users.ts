@@ -70,7 +70,7 @@ export async function changePassword(
 }
 
 /**
- * Issue 19 "Getting started": every user sees the quick start from the first sign-in until they
+ * Getting started: every user sees the quick start from the first sign-in until they
  * dismiss it. Kept per user in the database (not in the browser), so dismissing it once holds
  * on every device and browser, and a cleared browser does not bring it back. Operators get it
  * too: their own account is where they try the API first (the portal adds their own steps).

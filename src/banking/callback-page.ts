@@ -1,4 +1,4 @@
-// /connect/callback (issue 17): where the bank sends the user back after they approved (or
+// /connect/callback: where the bank sends the user back after they approved (or
 // declined) at Enable Banking. It completes the link and says what happened in plain words,
 // with a link back to the portal. The one-time `state` names the account; the browser must also
 // prove it may finish the link (link.ts): its link cookie, or a signed-in owner (or, for a link

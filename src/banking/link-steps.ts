@@ -15,6 +15,7 @@ import type { ConnectionSnapshot } from "./model.ts";
 import { withoutUrlPaths } from "./notice.ts";
 import type { ProviderRegistry } from "./provider.ts";
 import type { EnableBankingClient } from "./providers/enable-banking/client.ts";
+import { type EbAccount, usableEbAccounts } from "./providers/enable-banking/transform.ts";
 import { ProviderError } from "./providers/errors.ts";
 import type { ProviderHttp } from "./providers/http.ts";
 import { createProviders, type RealBankClients, realBankClients } from "./providers/registry.ts";
@@ -102,6 +103,17 @@ export async function moveTo(
     return applied;
   });
   if (result.eventsRaised > 0) deps.outbox.notify();
+}
+
+/**
+ * The snapshot of an Enable Banking session the bank has just approved: `linked`, carrying the
+ * accounts Svc can store (their transactions come with the first sync).
+ */
+export function linkedEbSnapshot(session: { accounts: EbAccount[] }): ConnectionSnapshot {
+  return {
+    status: "linked",
+    accounts: usableEbAccounts(session.accounts).map((account) => ({ account, transactions: [] })),
+  };
 }
 
 /** The ApiError a provider failure during linking answers with. */

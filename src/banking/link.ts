@@ -22,9 +22,9 @@ import {
   type LinkOrigin,
   type LinkResult,
   type LinkStart,
+  linkedEbSnapshot,
   moveTo,
 } from "./link-steps.ts";
-import { usableEbAccounts } from "./providers/enable-banking/transform.ts";
 import { ProviderError, providerErrorEffects } from "./providers/errors.ts";
 import { providerSecretBox } from "./providers/secrets.ts";
 import { completeRenewal } from "./renew.ts";
@@ -159,24 +159,13 @@ async function completeEnableBanking(
   const connection = await getConnection(deps.db, connectionId);
   const previous = JSON.parse(connection.providerState) as { bank: string; country: string };
   const box = providerSecretBox(deps.masterKey.bytes);
-  await moveTo(
-    deps,
-    connectionId,
-    {
-      status: "linked",
-      accounts: usableEbAccounts(session.accounts).map((account) => ({
-        account,
-        transactions: [],
-      })),
+  await moveTo(deps, connectionId, linkedEbSnapshot(session), {
+    set: {
+      providerSecret: box.seal(session.sessionId),
+      consentExpiresAt: session.validUntil,
+      providerState: JSON.stringify({ ...previous, accounts: session.accounts }),
     },
-    {
-      set: {
-        providerSecret: box.seal(session.sessionId),
-        consentExpiresAt: session.validUntil,
-        providerState: JSON.stringify({ ...previous, accounts: session.accounts }),
-      },
-    },
-  );
+  });
   return { connectionId, status: "linked", firstSync: await firstSync(deps, connectionId) };
 }
 

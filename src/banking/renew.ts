@@ -24,6 +24,7 @@ import {
   type LinkOrigin,
   type LinkResult,
   type LinkStart,
+  linkedEbSnapshot,
   linkFailure,
   moveTo,
 } from "./link-steps.ts";
@@ -35,7 +36,6 @@ import {
   type EnableBankingState,
   enableBankingStateSchema,
 } from "./providers/enable-banking/provider.ts";
-import { usableEbAccounts } from "./providers/enable-banking/transform.ts";
 import { providerSecretBox } from "./providers/secrets.ts";
 import type { ConnectionRow } from "./status.ts";
 
@@ -162,31 +162,20 @@ export async function completeRenewal(
     .where(eq(bankAccounts.connectionId, connectionId));
   const remaps = matchRenewedAccounts(previous.accounts, stored, session.accounts);
   const box = providerSecretBox(deps.masterKey.bytes);
-  await moveTo(
-    deps,
-    connectionId,
-    {
-      status: "linked",
-      accounts: usableEbAccounts(session.accounts).map((account) => ({
-        account,
-        transactions: [],
-      })),
+  await moveTo(deps, connectionId, linkedEbSnapshot(session), {
+    before: (tx) => remapAccounts(tx, connectionId, remaps),
+    set: {
+      providerSecret: box.seal(session.sessionId),
+      consentExpiresAt: session.validUntil,
+      providerState: JSON.stringify({ ...previous, accounts: session.accounts }),
+      // A new consent: its own warnings, a fresh failure count, no wait from the old one.
+      consentWarned7dAt: null,
+      consentWarned1dAt: null,
+      consecutiveFailures: 0,
+      nextPullAt: null,
+      updatedAt: deps.clock.now(),
     },
-    {
-      before: (tx) => remapAccounts(tx, connectionId, remaps),
-      set: {
-        providerSecret: box.seal(session.sessionId),
-        consentExpiresAt: session.validUntil,
-        providerState: JSON.stringify({ ...previous, accounts: session.accounts }),
-        // A new consent: its own warnings, a fresh failure count, no wait from the old one.
-        consentWarned7dAt: null,
-        consentWarned1dAt: null,
-        consecutiveFailures: 0,
-        nextPullAt: null,
-        updatedAt: deps.clock.now(),
-      },
-    },
-  );
+  });
   if (connection.providerSecret) {
     // The old session is given up at the provider; one already ended there is no obstacle.
     try {

@@ -1,4 +1,4 @@
-// The `svc listen` signing secrets (issue 18): one per server (`--api-url` origin), machine and
+// The `svc listen` signing secrets: one per server (`--api-url` origin), machine and
 // user, so a developer sets it in their receiver once, and a secret shared with one server's
 // receivers is never the one signing another server's events. Made with the CSPRNG on first use
 // and kept in a file only the user can read, under the user's configuration directory (not a

@@ -39,7 +39,7 @@ async function killWithSendsInFlight(mode: "restart" | "survivor") {
   });
   try {
     const svc = (...argv: string[]) => runSvc([...argv, "--json"], { cwd, env });
-    // Only serve, setup and migrate create a data dir (issue 18).
+    // Only serve, setup and migrate create a data dir; other commands refuse a missing one.
     expect((await svc("migrate")).code).toBe(0);
     const accountId = (await svc("accounts", "create", "--email", "crash@example.com")).json<{
       id: string;
