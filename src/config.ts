@@ -47,7 +47,7 @@ const httpUrl = z
   .transform((url) => url.toString().replace(/\/+$/, ""));
 
 /**
- * Where owners update payment details (issue 19): any http(s) page of the operator's billing
+ * Where owners update payment details: any http(s) page of the operator's billing
  * system, query included (billing links often carry one), but never credentials in the URL.
  */
 const billingUrl = z
@@ -341,7 +341,7 @@ export interface Config {
   deliveryCaFile?: string;
   /** Extra CA certificates (PEM) trusted for bank-provider calls, besides the system roots. */
   providerCaFile?: string;
-  /** Enable Banking application id; with the key file it turns the provider on (issue 17). */
+  /** Enable Banking application id; with the key file it turns the provider on. */
   enableBankingApplicationId?: string;
   /** The Enable Banking application's RSA private key (PEM). Secret. */
   enableBankingKeyFile?: string;
@@ -350,7 +350,7 @@ export interface Config {
   unsafeAllowPrivateTargets: boolean;
   smtpUrl?: string;
   mailFrom: string;
-  /** The operator's page for updating payment details; the portal links to it (issue 19). */
+  /** The operator's page for updating payment details; the portal links to it. */
   billingUrl?: string;
   syncSchedule: string;
   retentionDays: number;

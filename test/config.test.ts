@@ -102,7 +102,7 @@ describe("config precedence: defaults < file < SVC_* env < flags", () => {
   });
 });
 
-describe("billingUrl (issue 19: where owners update payment details)", () => {
+describe("billingUrl (where owners update payment details)", () => {
   test("is unset by default and taken from SVC_BILLING_URL or --billing-url, query kept", () => {
     const cwd = makeTempDir();
     expect(loadConfig({ env: {}, cwd }).billingUrl).toBeUndefined();

@@ -1,4 +1,4 @@
-// The banner on every page while something needs the owner (issue 19 "Health at a glance"):
+// The banner on every page while something needs the owner:
 // a disabled endpoint (reason, date, Enable: spec 3, nothing raised meanwhile is replayed) or
 // a connection in expired, suspended, error or awaiting_auth, or a consent that ends soon (the
 // owner was warned 7 days and 1 day before).

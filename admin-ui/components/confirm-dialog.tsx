@@ -1,4 +1,4 @@
-// Confirmation for destructive or disruptive actions (issue 19): a native <dialog> opened with
+// Confirmation for destructive or disruptive actions: a native <dialog> opened with
 // showModal(), so the page behind is inert, Escape cancels and focus stays inside. It says
 // what will happen. Focus starts on Cancel (the safe answer); when the dialog closes it returns
 // to the button that opened it, or, if the action removed that button, to the action's

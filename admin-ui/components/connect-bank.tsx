@@ -1,4 +1,4 @@
-// "Connect a bank" (issue 17): choose a configured provider; for Enable Banking pick the
+// "Connect a bank": choose a configured provider; for Enable Banking pick the
 // country and the bank from its list and go to the bank to approve; for SimpleFIN paste the
 // setup token made at the Bridge. Also the Remove button of a real-bank connection. Kept in its
 // own component so the connections page only mounts it.
@@ -245,7 +245,7 @@ export function ConnectBankCard(props: { onLinked: () => Promise<void> }) {
 }
 
 /**
- * Remove a connection (issue 19): after a confirmation that says what goes with it. A real
+ * Remove a connection: after a confirmation that says what goes with it. A real
  * bank's session ends at the provider too (Enable Banking). The outcome is reported by the
  * page's `action`, outside the card that disappears. The owner's Connections page removes its
  * own; an operator (`account` given) removes any account's through the operator route.

@@ -1,4 +1,4 @@
-// Copy buttons (issue 19): a value such as a connection or account id shown with a button that
+// Copy buttons: a value such as a connection or account id shown with a button that
 // copies it; the outcome is announced through a live region, not only by the button's text.
 import { useState } from "preact/hooks";
 

@@ -1,4 +1,4 @@
-// The endpoint's last 24 h at a glance (issue 19): attempts per hour, succeeded and failed, as
+// The endpoint's last 24 h at a glance: attempts per hour, succeeded and failed, as
 // plain SVG bars (no canvas). A screen reader reads the figure's summary (role="img" with an
 // aria-label) and can open the same numbers as a table.
 import { useEffect, useRef } from "preact/hooks";

@@ -1,4 +1,4 @@
-// One delivery in full (issue 19 "Debugging deliveries"): the exact signed body pretty-printed
+// One delivery in full: the exact signed body pretty-printed
 // with Copy (copies the exact bytes, which the signature covers), the headers each attempt
 // sent, each attempt's result, duration and time, the next attempt, and Resend / Retry now with
 // their result announced next to the buttons.

@@ -1,4 +1,4 @@
-// The delivery log (issue 5, debugging in issue 19): deliveries newest first with every attempt,
+// The delivery log, for debugging deliveries: deliveries newest first with every attempt,
 // filtered by event type, status and endpoint or found by event id, paged with "Load more"
 // (keyset cursor), each opening to its full detail (body, headers, Resend / Retry now).
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";

@@ -1,4 +1,4 @@
-// The endpoint's event-type filter (issue 18 "a portal control"): which account event types
+// The endpoint's event-type filter: which account event types
 // it receives. All ticked is saved as null (every type, also ones added later); none ticked is
 // refused here, before the server would refuse it. webhook.verify and webhook.test are not
 // listed: they always reach the endpoint.

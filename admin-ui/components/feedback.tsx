@@ -1,5 +1,5 @@
-// Success and error messages next to the control that caused them (issue 19 "Actions and
-// feedback"): the region is always in the page with aria-live, so screen readers announce
+// Success and error messages next to the control that caused them: the region is always in
+// the page with aria-live, so screen readers announce
 // what appears in it, and a phone user sees it where they pressed. When the action removed
 // the control that had focus (a confirm dialog closed, a button replaced), focus moves to the
 // message rather than falling to <body>.

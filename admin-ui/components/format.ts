@@ -1,4 +1,4 @@
-// How the portal writes times, durations and money (issue 19 "Health at a glance"): times in
+// How the portal writes times, durations and money: times in
 // the browser's own zone and language with a relative form, the exact UTC kept for hovering;
 // durations in milliseconds; amounts with Intl.NumberFormat in their own currency.
 

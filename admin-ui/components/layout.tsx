@@ -6,7 +6,7 @@ import { AttentionBanner } from "./attention-banner.tsx";
 export interface Me {
   user: { id: string; email: string; isOperator: boolean; mustChangePassword: boolean };
   account: { id: string; name: string };
-  /** Issue 19: the quick start is shown until the owner dismisses it. */
+  /** The quick start is shown until the owner dismisses it. */
   quickStart: boolean;
 }
 

@@ -1,4 +1,4 @@
-// Operators: one account's bank connections (issue 19), opened from its card on the Accounts
+// Operators: one account's bank connections, opened from its card on the Accounts
 // page. Each shows its provider, status and last sync, the connection id and its bank
 // accounts' ids with copy buttons, and Remove after a confirmation that says what goes. No
 // balances: operators see metadata only.

@@ -1,4 +1,4 @@
-// Issue 19 "Getting started": shown to an account owner from the first sign-in until they
+// The quick start: shown to an account owner from the first sign-in until they
 // dismiss it. The dismissal is kept per user on the server (POST /me/quick-start/dismiss), so
 // it holds on every device and no browser storage is used.
 import { api } from "../api.ts";

@@ -198,7 +198,7 @@ export function SecretOnce(props: {
   children?: ComponentChildren;
 }) {
   // The form that made it is gone: focus comes here, so keyboard and screen-reader users land
-  // on the secret (issue 19: focus after an action is never <body>).
+  // on the secret (focus after an action is never <body>).
   const section = useRef<HTMLElement>(null);
   useEffect(() => {
     section.current?.focus();

@@ -47,7 +47,7 @@ function KeyRow(props: { apiKey: ApiKeyView; onRevoked: () => Promise<void>; foc
   const { apiKey } = props;
   const revoke = useAction();
   const name = useRef<HTMLTableCellElement>(null);
-  // The new key's row takes focus once its secret was put away (issue 19: never <body>).
+  // The new key's row takes focus once its secret was put away (never <body>).
   useEffect(() => {
     if (props.focusName) name.current?.focus();
   }, [props.focusName]);

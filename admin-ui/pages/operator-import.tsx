@@ -1,4 +1,4 @@
-// Operators: import bank data for an account (issue 19) - upload a JSON file or paste it, the
+// Operators: import bank data for an account - upload a JSON file or paste it, the
 // same document as `svc import` and POST /operator/import. Every problem is listed; a document
 // with any problem is rejected whole. After an import, what was written is shown.
 import { useEffect, useRef, useState } from "preact/hooks";

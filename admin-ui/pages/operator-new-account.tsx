@@ -1,4 +1,4 @@
-// Operators: create a service account and its first user (issue 19). The password is generated
+// Operators: create a service account and its first user. The password is generated
 // by the server and shown once here; the user must replace it at first sign-in.
 import { useState } from "preact/hooks";
 import { ApiFailure, api } from "../api.ts";

@@ -13,7 +13,7 @@ const subscriptionWords: Record<string, string> = {
   none: "none",
 };
 
-/** Where to update payment details (issue 19): the billing page, or the operators to write to. */
+/** Where to update payment details: the billing page, or the operators to write to. */
 function BillingLink(props: { billing: Overview["billing"] }) {
   const { billing } = props;
   if (billing.url)
@@ -90,7 +90,7 @@ function Checklist(props: { setup: Overview["setup"] }) {
           : "Create an API key to call the API",
     },
     {
-      // Ticked only while events reach every endpoint: verified, and none disabled (issue 19).
+      // Ticked only while events reach every endpoint: verified, and none disabled.
       done: setup.receivingEndpoints > 0 && setup.disabledEndpoints === 0,
       href: "#/webhooks",
       text: endpointItemText(setup),

@@ -1,4 +1,4 @@
-// The receiver kit (issue 19 "Getting started"): the files of examples/receiver, bundled into the
+// The receiver kit: the files of examples/receiver, bundled into the
 // portal, each with Copy and Download, and the few steps to use them. A user of the single
 // executable has no examples/ folder; this page is where they get the kit.
 import { useEffect, useMemo } from "preact/hooks";

@@ -1,4 +1,4 @@
-// The receiver kit as the portal shows it (issue 19): each file of examples/receiver with what
+// The receiver kit as the portal shows it: each file of examples/receiver with what
 // it is for. The texts are inlined at bundle time (read-at-build.ts is a macro).
 import { receiverKitText } from "./read-at-build.ts" with { type: "macro" };
 

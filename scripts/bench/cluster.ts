@@ -1,4 +1,4 @@
-// bun run bench:cluster — several serving processes on one database (issue 16): 1, 2 and 4
+// bun run bench:cluster — several serving processes on one database: 1, 2 and 4
 // workers (`svc serve --workers N`) on SQLite, and with --database-url 1, 2 and 4 instances on
 // PostgreSQL. For each: deliveries/s draining a backlog written before the servers start (their
 // start-up included), read-API req/s (wrk on a cached transactions page; one wrk per instance

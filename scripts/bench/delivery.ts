@@ -1,4 +1,4 @@
-// bun run bench:delivery — end-to-end webhook delivery benchmark (issue 5).
+// bun run bench:delivery — end-to-end webhook delivery benchmark.
 //
 // Everything runs on this machine over loopback HTTPS with a throwaway CA; the receiver is a
 // separate process (scripts/bench/receiver.ts) that records when each event id arrived.
@@ -414,7 +414,7 @@ console.log(
 console.log(
   `sender     the service's sender alone (no database) -> receiver: ${Math.round(alone.perSecond)} req/s = ${round(100 * alone.ratio)}% of the ceiling (median of per-round ratios), ${round(alone.cpuUsPerRequest)} µs of CPU per request = ${round(100 * alone.cpuRatio)}% of the plain client's rate per CPU (CPU ${round(alone.clientCpu, 2)} cores)`,
 );
-// Enough for --seconds at the ratio the issue asks for (half the sender alone), at most 100,000.
+// Enough for --seconds at the target ratio (half the sender alone), at most 100,000.
 const backlog = Math.min(100_000, Math.round((seconds * alone.perSecond) / 2));
 await fillBacklog(backlog);
 const dispatcher = startWebhookWorkers(services);

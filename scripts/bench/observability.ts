@@ -1,4 +1,4 @@
-// What the access log and the HTTP metrics cost per request (issue 7), in-process (the fetch
+// What the access log and the HTTP metrics cost per request, in-process (the fetch
 // handler `svc serve` gives Bun.serve, no sockets), so the figure is their share of the request
 // and not network noise. After the first request the answer is remembered, so this is the cached
 // lane (api/cached-answers.ts), the cheapest request there is and where the log weighs most.

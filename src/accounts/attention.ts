@@ -1,4 +1,4 @@
-// What needs the account owner now (issue 19 "Health at a glance"): endpoints that were
+// What needs the account owner now: endpoints that were
 // disabled (spec 3: after 20 failed deliveries; nothing is sent until Enable) and connections
 // whose status only the owner can resolve (spec 2 vocabulary: expired, suspended, error,
 // awaiting_auth), and consents the owner was warned will end (7 days and 1 day before:

@@ -1,4 +1,4 @@
-// Where an owner goes to update payment details (issue 19): the operator's billing page when
+// Where an owner goes to update payment details: the operator's billing page when
 // `billingUrl` is set, else the operators' e-mail addresses, so the "update your payment
 // details" message never ends in a dead end.
 import { asc, eq } from "drizzle-orm";

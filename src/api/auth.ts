@@ -1,5 +1,5 @@
-// Authentication and entitlement for every /v1 resource route, in the order of the issue and
-// DESIGN.md: no header -> not_authenticated; not `Bearer <key>`, malformed, unknown or revoked ->
+// Authentication and entitlement for every /v1 resource route (spec 5 and 3 "Entitlement"), in
+// this order: no header -> not_authenticated; not `Bearer <key>`, malformed, unknown or revoked ->
 // invalid_api_key; then the account's state (disabled, demo, connect off, not entitled); then the
 // account's rate limit (shared by its keys). 401s get `WWW-Authenticate: Bearer` from errorResponse.
 import type { MiddlewareHandler } from "hono";

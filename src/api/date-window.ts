@@ -1,4 +1,4 @@
-// The transactions date window (issue 3): `from` and `to` are inclusive booking dates; by default
+// The transactions date window: `from` and `to` are inclusive booking dates; by default
 // the last 90 days up to today (UTC); at most 730 days; `from` after `to` is refused.
 import { ApiError } from "../http/errors.ts";
 

@@ -1,4 +1,4 @@
-// /v1/docs: the API reference rendered by Scalar (issue 18) from /v1/openapi.json, entirely from
+// /v1/docs: the API reference rendered by Scalar from /v1/openapi.json, entirely from
 // this server: the bundle is inside the binary (scalar-bundle.ts), no web fonts, no telemetry,
 // no AI agent or MCP, and a Content-Security-Policy that allows nothing but this origin.
 import type { OpenApiDocument } from "./openapi.ts";
@@ -34,7 +34,7 @@ export function scalarConfiguration(): Record<string, unknown> {
     hiddenClients: hiddenClients(),
     theme: "default",
     // The default theme's faintest text (#8e8e8e on white, 3.3:1) and its green (POST, 4.1:1)
-    // fail WCAG AA contrast (axe color-contrast, issue 19); these keep the look and reach 4.5:1.
+    // fail WCAG AA contrast (axe color-contrast); these keep the look and reach 4.5:1.
     // The contact and license links of the header show only an icon, their text hidden, which
     // leaves them without an accessible name (axe link-name): the text is shown.
     customCss:

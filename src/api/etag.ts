@@ -1,4 +1,4 @@
-// Conditional reads of /v1 (issue 18): every successful GET carries a strong `ETag`, a 128-bit
+// Conditional reads of /v1: every successful GET carries a strong `ETag`, a 128-bit
 // fingerprint of the exact body bytes, so two answers share a tag exactly when their bytes are
 // equal. A request whose `If-None-Match` names that tag (or `*`) is answered 304 with no
 // body. The 304 is decided after the key, entitlement and rate-limit checks (the middleware sits

@@ -1,4 +1,4 @@
-// The query string of GET /v1/events and /v1/events/stream (issue 18), and the events list's
+// The query string of GET /v1/events and /v1/events/stream, and the events list's
 // cursor. `type` takes one event type or several separated by commas (a receiver handling two
 // types asks once, not twice); `created_after` is an RFC 3339 instant with its offset. The cursor
 // carries the filters it was issued for, so the next page needs only `cursor`, and a cursor sent

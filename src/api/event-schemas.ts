@@ -1,4 +1,4 @@
-// The event envelope as /v1/events serves it (issue 18): exactly the body that is signed and
+// The event envelope as /v1/events serves it: exactly the body that is signed and
 // sent (spec 2 "Event envelope"), a webhook.verify code masked as stored.
 import { z } from "@hono/zod-openapi";
 import { eventTypes } from "../db/schema.ts";

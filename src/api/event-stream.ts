@@ -1,4 +1,4 @@
-// GET /v1/events/stream (issue 18): the account's new events as Server-Sent Events, as they are
+// GET /v1/events/stream: the account's new events as Server-Sent Events, as they are
 // written by any process or instance. `id:` is the event id, `event:` its type, `data:` the
 // stored envelope (one line: canonical JSON has no newline).
 //

@@ -1,4 +1,4 @@
-// Examples on every /v1 operation of the OpenAPI document (issue 18): parameters, the 200 body
+// Examples on every /v1 operation of the OpenAPI document: parameters, the 200 body
 // and each error. Error examples are produced by the code that answers them (the same message
 // functions and validators), never retyped, so the reference shows what the server really says
 // (test/api/openapi-reference.test.ts compares them with real answers). `cursor` gets no example

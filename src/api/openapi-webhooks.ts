@@ -1,4 +1,4 @@
-// The OpenAPI 3.1 `webhooks` section (issue 18): one entry per event type (spec 6), its body the
+// The OpenAPI 3.1 `webhooks` section: one entry per event type (spec 6), its body the
 // envelope (spec 2) converted from the SAME zod data schemas the event writer validates with, so
 // the reference cannot drift from what is sent. The headers (spec 4 "Webhook delivery") are
 // documented with their rules, and each webhook's example is a real event built by buildEvent

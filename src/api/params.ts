@@ -1,5 +1,5 @@
 // Request parameters of /v1 routes and the one way a bad one is answered: 400 invalid_request
-// naming the parameter (issue 3). Unknown query parameters are refused too, so a typo such as
+// naming the parameter. Unknown query parameters are refused too, so a typo such as
 // `include_pendng=true` is not silently ignored.
 import { z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
@@ -49,13 +49,13 @@ const cursorParam = z
 
 /**
  * The query of a single-resource route: it takes no parameter, and any given is refused with the
- * same 400 as on list routes (issue 13: `/v1/accounts/{id}?include_pendng=true` was a silent 200).
+ * same 400 as on list routes (`/v1/accounts/{id}?include_pendng=true` is no silent 200).
  */
 export const noQuery = z.object({}).strict();
 
 export const pageQuery = z.object({ limit: limitParam, cursor: cursorParam }).strict();
 
-/** What a flag parameter accepts (issue 18): `true`/`1` and `false`/`0`, nothing else. */
+/** What a flag parameter accepts: `true`/`1` and `false`/`0`, nothing else. */
 export const flagValues = { true: true, false: false, "1": true, "0": false } as const;
 const flagMessage = "must be true, false, 1 or 0";
 
@@ -119,7 +119,7 @@ export function validationHook(
 
 /**
  * `?=1` has a parameter without a name, which Hono's query reader drops before the schemas see
- * it: refused here with the same 400 as any other unknown parameter (issue 13).
+ * it: refused here with the same 400 as any other unknown parameter.
  */
 export const refuseNamelessQueryParameters: MiddlewareHandler = async (c, next) => {
   // A name is empty exactly when a non-empty `&`-separated part starts with `=` (the URL

@@ -1,4 +1,4 @@
-// Scalar's standalone API-reference bundle (issue 18: a maintained renderer, inside the binary,
+// Scalar's standalone API-reference bundle (a maintained renderer, inside the binary,
 // working offline), served under a content-hashed URL and compressed lazily, once per process.
 //
 // Where the bundle comes from: `@scalar/api-reference` ships it as dist/browser/standalone.js

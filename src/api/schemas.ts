@@ -1,4 +1,4 @@
-// The /v1 resource shapes (spec 2; issue 3 "Resources"), defined once in zod: the OpenAPI document
+// The /v1 resource shapes (spec 2), defined once in zod: the OpenAPI document
 // is generated from them and the tests validate real responses against that document.
 import { z } from "@hono/zod-openapi";
 import { connectionStatuses, transactionStatuses } from "../db/schema.ts";

@@ -1,4 +1,4 @@
-// Checks a backup written by `svc backup` (issue 13 "Operations"): run by the backup itself on
+// Checks a backup written by `svc backup`: run by the backup itself on
 // what it just wrote, and by `svc backup --verify DIR` on an existing one. Everything is read
 // through the engine's own tools: SQLite opens the copy read-only and runs
 // `PRAGMA integrity_check`; a PostgreSQL dump is read by `pg_restore`. Nothing of a live

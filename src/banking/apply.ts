@@ -1,4 +1,4 @@
-// Change detection (issue 4, spec 6): one connection's snapshot is written inside the caller's
+// Change detection (spec 6): one connection's snapshot is written inside the caller's
 // transaction, and the events describing what changed are recorded in that same transaction
 // after the data (transactional outbox): data and events commit together or not at all.
 // - account.transactions.available: once per account that stored transaction ids it had never

@@ -1,4 +1,4 @@
-// Linking a real bank (issue 17 "Link flow"): startLink says what the user must do (follow a
+// Linking a real bank: startLink says what the user must do (follow a
 // redirect to their bank, or paste a SimpleFIN setup token); completeLink finishes it from the
 // callback or the token. The connection moves initiated -> awaiting_auth -> linked (or
 // rejected), each move announced with connection.status.changed (link-steps.ts). The callback's

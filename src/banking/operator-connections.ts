@@ -1,4 +1,4 @@
-// An account's connections as operators see them (issue 19, operator pages): what each
+// An account's connections as operators see them (operator pages): what each
 // connection is, its status and sync state, and its bank accounts' ids and names, so an
 // operator can find one and remove it. Never balances, account numbers or provider secrets:
 // operators see metadata (docs/security.md).

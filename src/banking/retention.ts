@@ -1,4 +1,4 @@
-// Retention (issue 4): events and their delivery history older than `retentionDays` are
+// Retention: events and their delivery history older than `retentionDays` are
 // deleted by a daily job; bank data is kept. Deliveries and attempts go with their event
 // (ON DELETE CASCADE). Expired portal sessions and rate-limit windows go too; real-bank link
 // attempts that never linked go a day after they began (link-limits.ts). An event that still

@@ -1,4 +1,4 @@
-// The sync schedule (issue 4): croner runs every pullable connection's sync on
+// The sync schedule: croner runs every pullable connection's sync on
 // config.syncSchedule (default every 15 minutes); each provider's minimum interval still
 // applies, and the sync lease keeps a connection from syncing twice at once even when the CLI
 // syncs it meanwhile.

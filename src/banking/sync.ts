@@ -1,4 +1,4 @@
-// The one sync path (issue 4): used by the scheduler, `svc sync` and the portal's "Sync now".
+// The one sync path: used by the scheduler, `svc sync` and the portal's "Sync now".
 // A sync takes the connection's lease (never two syncs of one connection at once, across
 // processes), reads the provider outside any transaction, then writes data and events in one
 // transaction. A failing provider marks the connection `error` with its message and leaves
@@ -161,7 +161,7 @@ export async function syncConnection(
     }
   }
   // A real bank's budget or a rate limit set the earliest next pull: even a forced sync waits,
-  // since the requests it would spend are the bank's (issue 17 "Budgets").
+  // since the requests it would spend are the bank's.
   if (connection.nextPullAt && connection.nextPullAt.getTime() > startedAt.getTime()) {
     return {
       connectionId,
@@ -242,7 +242,7 @@ export async function syncConnection(
     });
     if (outcome.moved) deps.outbox.notify();
     observe("failed");
-    // A rate limit is no error (issue 17): the answer says when the next pull is allowed.
+    // A rate limit is no error: the answer says when the next pull is allowed.
     if (outcome.retryAfterMs) {
       return {
         connectionId,

@@ -1,4 +1,4 @@
-// Real banks from the CLI (issue 17 "Surfaces"): start an Enable Banking link (the user opens
+// Real banks from the CLI: start an Enable Banking link (the user opens
 // the printed URL; completion arrives at the running server's /connect/callback), link
 // SimpleFIN with a setup token, list and remove connections, show the configured providers.
 import type { Command } from "commander";

@@ -1,4 +1,4 @@
-// `svc listen`: forward a running Svc's events to a local receiver while developing (issue 18).
+// `svc listen`: forward a running Svc's events to a local receiver while developing.
 // Needs no data dir and no database: it talks to the server's /v1 API with an API key.
 import { readFileSync } from "node:fs";
 import tls, { type SecureContext } from "node:tls";

@@ -1,4 +1,4 @@
-// `svc serve --workers N` (issue 16): this process becomes a supervisor of N serving processes
+// `svc serve --workers N`: this process becomes a supervisor of N serving processes
 // that share the listening port (Bun.serve `reusePort`: the kernel spreads connections over
 // them). It has already migrated the database and created the master key and the first
 // operator, so the workers start on a ready database. A worker that dies is started again after

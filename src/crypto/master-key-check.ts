@@ -1,4 +1,4 @@
-// The master key's check value (issue 16 "start-up races"): in a cluster every instance must use
+// The master key's check value: in a cluster every instance must use
 // the same master key (signing secrets and sealed provider secrets are derived from it). The
 // first start stores HMAC-SHA256(key, label) in instance_meta; every later start, of any
 // instance or CLI command, compares its own key's value and refuses to run on a mismatch,

@@ -1,4 +1,4 @@
-// Secrets at rest (issue 17 "Secrets at rest"; spec security rules): provider session ids and
+// Secrets at rest (spec security rules): provider session ids and
 // access URLs are sealed with AES-256-GCM under a key derived from the master key with HKDF and
 // a purpose label, so a key for one purpose never opens another purpose's secrets.
 //

@@ -1,6 +1,6 @@
 // One access-log line and one metrics observation per request answered by the Hono app.
 //
-// What a line holds (decided for issue 7): method, the matched route pattern
+// What a line holds: method, the matched route pattern
 // (`/v1/accounts/:account_id/transactions`, never the raw path, so ids stay out and the log is
 // easy to aggregate), status, duration in ms, the request id the client saw in Svc-Request-Id,
 // the id of the API key (/v1) or of the signed-in user (portal): ids, not credentials. Never the query string

@@ -1,4 +1,4 @@
-// `svc health`: the container's HEALTHCHECK (issue 13 "Operations"). The image has no curl, so
+// `svc health`: the container's HEALTHCHECK. The image has no curl, so
 // the binary asks its own server: GET /healthz (liveness) or /readyz (readiness) on the address
 // `svc serve` listens on, with a deadline. It sends no credentials and reads only the status.
 import type { Config } from "../config.ts";

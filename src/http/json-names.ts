@@ -1,11 +1,11 @@
-// One naming for JSON leaving the process (issue 18; the project rule: snake_case for API JSON, CLI
+// One naming for JSON leaving the process (the project rule: snake_case for API JSON, CLI
 // --json and docs). Feature views are camelCase TypeScript; the CLI's --json and the operator
 // HTTP API (import) print them through here, so a key, an endpoint or a delivery has one shape
 // wherever it appears. The portal's own JSON API stays camelCase (its UI reads it).
 const camelKey = /^[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+$/;
 
 /**
- * The names everything leaving the process uses (issue 18 "One naming"): `--json` prints the same
+ * The names everything leaving the process uses: `--json` prints the same
  * views the portal and the feature functions use, with each camelCase key spelled in snake_case
  * (`endpointId` -> `endpoint_id`), the API's convention, so a key, an endpoint or a delivery has
  * one shape in every command. Keys that are not plain camelCase words (event types, ids, table

@@ -1,4 +1,4 @@
-// Scheduled jobs run once per tick across the cluster (issue 16): every instance's timer fires,
+// Scheduled jobs run once per tick across the cluster: every instance's timer fires,
 // but only the one whose conditional UPDATE moves the job's `last_run_at` runs the tick. The
 // others find it moved less than half an interval ago and skip. Half an interval tolerates clocks
 // of different machines disagreeing by up to that much; a job that crashed mid-run simply runs

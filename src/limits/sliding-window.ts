@@ -1,5 +1,5 @@
 // Sliding-window limits (spec 8: "10 test or verification sends per minute", "10 registrations
-// per hour"; issue 13): an action is allowed when fewer than `limit` actions of the same key were
+// per hour"): an action is allowed when fewer than `limit` actions of the same key were
 // counted in the last `windowMs`, i.e. at instants t with now - windowMs < t <= now. Each counted
 // action is a row of rate_limit_log, so the count is exact across restarts and across instances
 // sharing one database; rows that left the window are pruned as the key is used (and by the

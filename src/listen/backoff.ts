@@ -1,4 +1,4 @@
-// How long `svc listen` waits before reconnecting to the event stream (issue 18): doubling from
+// How long `svc listen` waits before reconnecting to the event stream: doubling from
 // half a second, capped at 15 s so a developer's restarted server is picked up quickly; back to
 // the start once a connection has been open.
 

@@ -1,4 +1,4 @@
-// `svc listen` (issue 18): follows GET /v1/events/stream of a running Svc and forwards each event
+// `svc listen`: follows GET /v1/events/stream of a running Svc and forwards each event
 // to a local URL, signed as a real delivery with the listen secret. After a dropped connection it
 // reconnects with backoff (backoff.ts) and resumes with Last-Event-ID, so no event is missed or
 // forwarded twice: the id it resumes from is the last event's, or, before any event, the

@@ -1,4 +1,4 @@
-// Prometheus metrics (issue 7) through prom-client, one Registry per Services (never the
+// Prometheus metrics through prom-client, one Registry per Services (never the
 // library's global default registry), so every test and every process builds its own.
 //
 // Two kinds of series:

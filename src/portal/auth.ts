@@ -45,8 +45,9 @@ export const requireOperator: MiddlewareHandler = async (c, next) => {
 };
 
 /**
- * Issue 13: a disabled service account keeps a read-only portal. Its users may sign in and read
- * (and see why), but nothing that creates or changes keys, endpoints or connections works. The
+ * A disabled service account keeps a read-only portal (docs/decisions.md). Its users may sign in
+ * and read (and see why), but nothing that creates or changes keys, endpoints or connections
+ * works. The
  * flag is read with the session on every request, so open sessions see a change at once.
  */
 export const refuseChangesWhenDisabled: MiddlewareHandler = async (c, next) => {

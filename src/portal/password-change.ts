@@ -1,4 +1,4 @@
-// The portal's password change, throttled like sign-in (issue 13): the current password is a
+// The portal's password change, throttled like sign-in: the current password is a
 // guess like any other, so a stolen session cannot brute-force it. Attempts are counted per user
 // and per client address over the sign-in window, in the database (sliding windows).
 import { changePassword } from "../accounts/users.ts";

@@ -15,7 +15,7 @@ export const signInAttemptsPerEmail = 10;
 export const signInAttemptsPerAddress = 100;
 
 // Verifying against a real hash when the e-mail is unknown keeps the answer time the same,
-// so sign-in does not reveal which e-mails have accounts (issue 13: 163 ms against 132 ms before).
+// so sign-in does not reveal which e-mails have accounts.
 // The decoy is made once per process by the same `hashPassword` (argon2id at Bun's default cost)
 // as every user's hash, so verifying it costs the same.
 let decoyHash: Promise<string> | undefined;

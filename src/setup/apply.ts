@@ -182,7 +182,7 @@ export async function applySetup(
         ...(answers.adminPassword !== undefined ? { password: answers.adminPassword } : {}),
       };
       // Setup makes the first operator only: run again (with another e-mail, or the default
-      // one) it never adds a second (issue 18). More operators: `svc accounts create --operator`.
+      // one) it never adds a second. More operators: `svc accounts create --operator`.
       const created = await ensureFirstOperator(services.db, services.clock, input);
       if (created) {
         operator = {

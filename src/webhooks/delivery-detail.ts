@@ -1,4 +1,4 @@
-// One delivery in full for debugging (issue 19 "Debugging deliveries"): the exact body that was
+// One delivery in full for debugging: the exact body that was
 // signed and sent (a webhook.verify code stays masked: the events table keeps it masked, as
 // `svc events list` shows it), each attempt with the three Svc-Webhook-* headers it carried,
 // and whether Resend (resend.ts) or Retry now would be accepted right now.

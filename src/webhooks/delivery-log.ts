@@ -1,4 +1,4 @@
-// The delivery log (issue 5): deliveries with every attempt (number, time, status code or error
+// The delivery log: deliveries with every attempt (number, time, status code or error
 // class, duration), and for a pending delivery the time of its next attempt.
 import { and, asc, desc, eq, gt, inArray, lt, or } from "drizzle-orm";
 import type { DeliveryKind, DeliveryStatus, EventType, Row } from "../db/schema.ts";
@@ -20,7 +20,7 @@ export interface DeliveryView {
   eventType: EventType;
   endpointId: string;
   kind: DeliveryKind;
-  /** A resend asked for by a person (issue 18), not raised by the data. */
+  /** A resend asked for by a person, not raised by the data. */
   manual: boolean;
   status: DeliveryStatus;
   attemptCount: number;

@@ -1,4 +1,4 @@
-// Successes and failures per hour for one endpoint (issue 19: the delivery log's 24 h chart).
+// Successes and failures per hour for one endpoint (the delivery log's 24 h chart).
 // Counts attempts (a delivery retried three times is three points of failure, as the receiver
 // saw them), bucketed by the hour an attempt started, in UTC hours. One aggregate query that
 // both engines run: started_at is integer milliseconds on both, so integer division by an

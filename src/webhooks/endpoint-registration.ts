@@ -68,7 +68,7 @@ function refuseOverCap(): never {
  * Registers a webhook endpoint: URL rules and SSRF guard, 3 per account, 10 registrations per
  * hour per account. A URL refused by the rules (shape, scheme, port, private address, no
  * resolution) does not use one of the 10: it is counted against its own budget of 30 refused
- * attempts per hour, which also bounds the DNS lookups an account can make us do (issue 13).
+ * attempts per hour, which also bounds the DNS lookups an account can make us do.
  * New endpoints are active but unverified: they receive only test and verification sends until
  * verified.
  */

@@ -1,4 +1,4 @@
-// Per-endpoint event-type filter (issue 18). An endpoint receives all account event types
+// Per-endpoint event-type filter. An endpoint receives all account event types
 // unless it names some; webhook.verify and webhook.test are one-off sends to the endpoint itself
 // (one-off-send.ts), never fanned out, so no filter can keep them away. Listing them is refused
 // rather than silently dropped, so nobody believes they chose to receive or skip them.

@@ -60,7 +60,7 @@ export interface AccountEventInput<T extends AccountEventType = AccountEventType
 /**
  * Records account events inside the caller's transaction and queues one delivery per endpoint
  * of the account that is active and verified (spec 3) and whose event-type filter lets the
- * type through (issue 18). Endpoints that are paused, disabled or
+ * type through. Endpoints that are paused, disabled or
  * unverified get nothing, now or later (spec 6). After the transaction commits, call
  * `outbox.notify()` so the dispatcher sends at once. One query for the endpoints of each account
  * and one insert for all events and one for all deliveries: a sync raising several events costs
@@ -104,7 +104,7 @@ export async function recordAccountEvents(
     const deliveryIds: string[] = [];
     for (const endpoint of endpoints) {
       if (endpoint.serviceAccountId !== input.serviceAccountId) continue;
-      // The endpoint's event-type filter (issue 18); null = all account event types.
+      // The endpoint's event-type filter; null = all account event types.
       if (!endpointWants(endpoint.eventTypes, input.type)) continue;
       const id = newId();
       deliveryIds.push(id);

@@ -14,8 +14,9 @@ import {
 export const registrationLimit = { limit: 10, windowMs: 60 * 60_000 } as const;
 export const sendLimit = { limit: 10, windowMs: 60_000 } as const;
 /**
- * Issue 13: registrations refused by the URL rules do not use the 10 per hour, but have their
- * own, larger budget, so the form cannot be used to probe which names resolve where.
+ * Registrations refused by the URL rules do not use the 10 per hour (docs/decisions.md "A refused
+ * registration is not a registration"), but have their own, larger budget, so the form cannot be
+ * used to probe which names resolve where.
  */
 export const refusedRegistrationLimit = { limit: 30, windowMs: 60 * 60_000 } as const;
 

@@ -73,7 +73,7 @@ export async function sendOnce(
       errorClass: result.errorClass,
       errorMessage: result.errorMessage,
       // A verification code's signature is not kept: with the signing secret it would let
-      // the code be found offline without reading the receiver (issue 19).
+      // the code be found offline without reading the receiver.
       signature: built.envelope.type === "webhook.verify" ? null : (result.signature ?? null),
     });
   });

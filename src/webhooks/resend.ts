@@ -1,4 +1,4 @@
-// Resend and Retry now (issue 18). Resend: the owner sends a chosen past event of the account,
+// Resend and Retry now. Resend: the owner sends a chosen past event of the account,
 // still within retention, to one of its endpoints now — a new delivery with its own attempt log
 // and retry schedule, marked manual, so the receiver gets the same event id and body again.
 // Retry now: a pending delivery's next attempt is brought forward to now. Both go through the

@@ -88,7 +88,7 @@ type VerifyOutcome =
  * Spec 3: the correct code, within 1 hour and 5 attempts, makes the endpoint verified; account
  * events flow to it from then on (when it is also active). Every try of a well-formed code
  * counts, right or wrong. What was typed is normalised first (spaces, dashes, lower case), and
- * a code of the wrong length is refused without spending an attempt (issue 19): the portal,
+ * a code of the wrong length is refused without spending an attempt: the portal,
  * the CLI and any API caller are treated alike.
  */
 export async function verifyEndpoint(

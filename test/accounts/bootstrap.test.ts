@@ -1,4 +1,4 @@
-// The first operator (issue 16 "start-up races"): instances starting together on an empty
+// The first operator: instances starting together on an empty
 // database create exactly one.
 import { afterAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";

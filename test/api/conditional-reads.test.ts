@@ -1,4 +1,4 @@
-// Conditional reads (issue 18, src/api/etag.ts): every /v1 GET answers a strong ETag of its exact
+// Conditional reads (src/api/etag.ts): every /v1 GET answers a strong ETag of its exact
 // body, and If-None-Match naming it is answered 304, by the router and by the cached-answer lane
 // alike, only after the key, entitlement and rate-limit checks. Flag parameters take
 // true/false/1/0.

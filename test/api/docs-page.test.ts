@@ -1,4 +1,4 @@
-// /v1/docs (issue 18): Scalar's reference page and bundle served by the server itself, offline,
+// /v1/docs: Scalar's reference page and bundle served by the server itself, offline,
 // under a strict Content-Security-Policy; the bundle under a content-hashed, immutable URL,
 // compressed once per process. The rendering itself is checked in a real browser by
 // test/e2e/docs-binary.test.ts.

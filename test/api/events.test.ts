@@ -1,4 +1,4 @@
-// GET /v1/events, /v1/events/{event_id} and /v1/events/stream through real HTTP (issue 18).
+// GET /v1/events, /v1/events/{event_id} and /v1/events/stream through real HTTP.
 import { afterAll, describe, expect, test } from "bun:test";
 import { updateServiceAccount } from "../../src/accounts/service-accounts.ts";
 import { beforeFirstEventId } from "../../src/api/event-stream.ts";

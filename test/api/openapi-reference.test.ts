@@ -1,4 +1,4 @@
-// The reference's examples and webhooks section (issue 18): every operation has examples, every
+// The reference's examples and webhooks section: every operation has examples, every
 // example matches its schema, every documented error example is what the server really answers,
 // and the webhook examples are signed so a reader can check them with the example secret.
 

@@ -1,4 +1,4 @@
-// Accounts, balance and connections as the issue describes them.
+// Accounts, balance and connections as spec 2 describes them.
 import { afterAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { tables } from "../support/tables.ts";

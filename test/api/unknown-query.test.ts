@@ -1,6 +1,6 @@
-// Issue 13: unknown query parameters were refused on list routes but silently accepted on
-// single-resource routes (`/v1/accounts/{id}?include_pendng=true` -> 200). Every /v1 route
-// refuses them with the same 400 naming the parameter, so a typo never silently changes nothing.
+// Every /v1 route, single-resource routes included (`/v1/accounts/{id}?include_pendng=true`),
+// refuses unknown query parameters with the same 400 naming the parameter, so a typo never
+// silently changes nothing.
 import { afterAll, describe, expect, test } from "bun:test";
 import { errorOf, startApiHarness } from "../support/api.ts";
 

@@ -130,7 +130,7 @@ describe("connect a bank from the portal and the bank's callback", () => {
     expect(removed.body.provider_session_deleted).toBe(true);
   });
 
-  test("a link started before the account was disabled does not complete at the callback (issue 13)", async () => {
+  test("a link started before the account was disabled does not complete at the callback", async () => {
     const owner = await signedInOwner(services, server.baseUrl);
     const started = await owner.client.json<{ connection_id: string; redirect_url: string }>(
       "POST",

@@ -179,7 +179,7 @@ interface Checked {
   problems: string[];
 }
 
-// Issue 13 "Operations": owner-only modes, a check of what was written, and --verify.
+// Owner-only modes, a check of what was written, and --verify.
 describe("svc backup: modes and checks", () => {
   interface Written {
     directory: string;

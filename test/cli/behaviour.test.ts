@@ -1,4 +1,4 @@
-// CLI behaviour (issue 18): usage errors exit 2; a test or verification send the receiver did not
+// CLI behaviour: usage errors exit 2; a test or verification send the receiver did not
 // accept exits 1 and says why; only serve, setup and migrate create a data dir; setup run again
 // adds no second operator; long work shows progress on a terminal and stays quiet without one.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

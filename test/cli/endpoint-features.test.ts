@@ -1,5 +1,5 @@
 // `svc endpoints add --events`, `svc endpoints update`, `svc endpoints resend` and
-// `svc deliveries retry` (issue 18) through the CLI, against a real HTTPS receiver.
+// `svc deliveries retry` through the CLI, against a real HTTPS receiver.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { loadConfig } from "../../src/config.ts";
 import { silentLogger } from "../../src/log.ts";

@@ -1,4 +1,4 @@
-// `svc health` (issue 13 "Operations": the Dockerfile's HEALTHCHECK against /healthz, with the
+// `svc health` (the Dockerfile's HEALTHCHECK against /healthz, with the
 // binary itself since the image has no curl).
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";

@@ -1,4 +1,4 @@
-// One naming (issue 18): every command's --json uses the API's snake_case names, and an endpoint,
+// One naming: every command's --json uses the API's snake_case names, and an endpoint,
 // a delivery and an API key have one shape in every command that prints them.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 
-// Issue 13 (house mends): modules under src/ do not import each other in a circle, not even
+// Modules under src/ do not import each other in a circle, not even
 // through type-only imports (a circle of types is still a circle to a reader).
 const srcDir = resolve(import.meta.dir, "../../src");
 

@@ -1,4 +1,4 @@
-// Every instance on one database needs the same master key (issue 16): the first start stores
+// Every instance on one database needs the same master key: the first start stores
 // the key's check value; a process with another key refuses to start, with a clear message.
 import { afterAll, describe, expect, test } from "bun:test";
 import { MasterKeyError } from "../../src/crypto/master-key.ts";

@@ -1,4 +1,4 @@
-// The operator's and consumer's docs stay true to the code (issue 7): every metric is
+// The operator's and consumer's docs stay true to the code: every metric is
 // documented and every documented or alerted-on metric exists; the alert rules parse; the
 // systemd unit passes systemd-analyze and keeps its hardening; the API guide lists every error
 // code with its status; every relative link and anchor resolves.

@@ -1,4 +1,4 @@
-// The docs' examples are executed (issue 7): every ```sh run block of docs/*.md runs with bash
+// The docs' examples are executed: every ```sh run block of docs/*.md runs with bash
 // against the compiled binary serving real sandbox data, with a real API key, a real metrics
 // token and a real webhook delivery captured by a loopback HTTPS receiver. Its exit status must
 // be 0 and its output must match the block shown after it (test/support/doc-examples.ts).

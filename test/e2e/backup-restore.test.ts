@@ -1,4 +1,4 @@
-// Backup and restore end to end with the compiled binary (issue 13 "Operations"; operator guide
+// Backup and restore end to end with the compiled binary (operator guide
 // "Backup and restore"): back up while the server runs, check the backup, restore it into a fresh
 // data dir (and, on PostgreSQL, a fresh database), serve from it: the API gives the same
 // answers, and deliveries are still signed with the endpoint's original secret.

@@ -1,4 +1,4 @@
-// Several serving processes on one database (issue 16), through the compiled binary: on
+// Several serving processes on one database, through the compiled binary: on
 // PostgreSQL three `svc serve` instances, on SQLite `svc serve --workers 3`. A burst of events
 // written by another process is delivered to an HTTPS receiver exactly once each; then one
 // serving process is killed with SIGKILL mid-load, and every event is still delivered, with

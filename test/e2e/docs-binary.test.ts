@@ -1,4 +1,4 @@
-// /v1/docs in the compiled binary, in a real browser (issue 18): Scalar's bundle from inside the
+// /v1/docs in the compiled binary, in a real browser: Scalar's bundle from inside the
 // binary renders every operation and every webhook, shows curl, Python and TypeScript samples,
 // and the page asks nothing of any other host (every such request is recorded and refused), with
 // no page errors, no CSP violation but the one justified below, and no serious axe findings.

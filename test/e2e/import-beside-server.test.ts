@@ -74,7 +74,7 @@ describe("svc import beside a delivering server", () => {
       return { ...run, json: <T>() => JSON.parse(run.stdout) as T };
     };
     try {
-      // Only serve, setup and migrate create a data dir (issue 18).
+      // Only serve, setup and migrate create a data dir.
       expect((await svc("migrate")).code).toBe(0);
       const owner = (await svc("accounts", "create", "--email", "owner@example.com")).json<{
         id: string;

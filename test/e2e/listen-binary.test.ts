@@ -1,4 +1,4 @@
-// `svc listen` in the compiled binary (issue 18): a second process follows a real `svc serve`,
+// `svc listen` in the compiled binary: a second process follows a real `svc serve`,
 // forwards each event once to a loopback receiver signed with the printed listen secret, survives
 // the server going away (events raised by the CLI meanwhile arrive after the restart, none missed,
 // none twice), and stops with exit 0 on SIGINT.

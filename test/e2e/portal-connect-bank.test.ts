@@ -1,4 +1,4 @@
-// "Connect a bank" in a real browser (issue 17, Surfaces: Portal): the compiled binary with both
+// "Connect a bank" in a real browser: the compiled binary with both
 // provider stubs over real HTTPS (throwaway CA trusted through SVC_PROVIDER_CA_FILE), Debian's
 // chromium driving the portal. The browser never talks to the stubs' TLS: the test plays the
 // bank's approval page by answering the authorisation URL itself, as a bank's page would, and

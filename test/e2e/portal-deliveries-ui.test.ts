@@ -1,4 +1,4 @@
-// Issue 19 "Debugging deliveries" end to end: the compiled binary delivering to a real HTTPS
+// Debugging deliveries in the portal end to end: the compiled binary delivering to a real HTTPS
 // receiver on loopback, driven in Debian's chromium at a desktop (1280x800) and a phone
 // (375x740) size. Each size has its own account: it opens a delivery (exact body, headers,
 // attempts), copies the body, retries now, resends (and meets the resend limit's 429), filters

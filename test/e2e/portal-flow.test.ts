@@ -1,4 +1,4 @@
-// The portal end to end (issue 6 "Done when"): the compiled binary, a real browser (Debian's
+// The portal end to end: the compiled binary, a real browser (Debian's
 // chromium through playwright-core) and a local HTTPS receiver trusted through
 // SVC_DELIVERY_CA_FILE. The steps run in order and share one instance; each waits for visible
 // state, never for a fixed time. Screenshots of the main pages go to test-artifacts/screenshots.

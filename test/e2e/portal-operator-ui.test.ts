@@ -1,4 +1,4 @@
-// Issue 19 as an operator, in a real browser (Debian's chromium via playwright-core) against
+// The portal as an operator, in a real browser (Debian's chromium via playwright-core) against
 // the compiled binary: the Import page (upload a file, paste JSON; every problem of a bad
 // document listed and nothing written; what a good one imported), Create account (the
 // one-time password shown once), the search across accounts, ids with copy buttons, and

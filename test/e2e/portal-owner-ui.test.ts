@@ -1,4 +1,4 @@
-// Issue 19 as an account owner, in a real browser (Debian's chromium via playwright-core)
+// The portal as an account owner, in a real browser (Debian's chromium via playwright-core)
 // against the compiled binary: quick start, health banner, local times, feedback and focus,
 // confirmation dialogs, the verification code field and the billing link. Every test runs at
 // desktop (1280x800) and phone (375x740) size with locale en-GB in Pacific/Auckland, and axe

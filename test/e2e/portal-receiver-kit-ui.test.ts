@@ -1,4 +1,4 @@
-// The receiver kit in the portal (issue 19 "Getting started"), in Debian's chromium against the
+// The receiver kit in the portal, in Debian's chromium against the
 // compiled binary, at desktop and phone sizes: the quick start leads to it, the navigation and
 // the webhooks page link it, and each file is shown, copied and downloaded exactly as it is in
 // examples/receiver (the binary has no examples/ folder: the texts are inlined at build time).

@@ -1,4 +1,4 @@
-// Real banks through the compiled binary (issue 17): both provider stubs over real HTTPS with a
+// Real banks through the compiled binary: both provider stubs over real HTTPS with a
 // throwaway CA trusted through SVC_PROVIDER_CA_FILE. Link (CLI + the server's callback), first
 // sync, events, the read API showing the providers' data, consent expiry and Renew, error
 // recovery and removal (which ends the Enable Banking session at the provider); a callback

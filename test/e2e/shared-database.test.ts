@@ -81,7 +81,7 @@ describe.if(testEngine === "sqlite")(
         return { ...run, json: <T>() => JSON.parse(run.stdout) as T };
       };
       try {
-        // Only serve, setup and migrate create a data dir (issue 18).
+        // Only serve, setup and migrate create a data dir.
         expect((await svc("migrate")).code).toBe(0);
         const accountId = (await svc("accounts", "create", "--email", "shared@example.com")).json<{
           id: string;

@@ -1,4 +1,4 @@
-// `svc serve --workers N` through the compiled binary (issue 16): N processes share the port,
+// `svc serve --workers N` through the compiled binary: N processes share the port,
 // a worker killed with SIGKILL is started again while the others keep answering, and SIGTERM
 // stops them all gracefully. Runs on the suite's engine (SQLite under WAL, or PostgreSQL).
 import { afterAll, describe, expect, test } from "bun:test";

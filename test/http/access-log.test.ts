@@ -1,4 +1,4 @@
-// The access log (issue 7): one JSON line per request with method, route pattern, status,
+// The access log: one JSON line per request with method, route pattern, status,
 // duration and request id (plus the API key's id on /v1); never the query string, a header,
 // the key or a raw id from the path. Probes and scrapes only at debug level.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

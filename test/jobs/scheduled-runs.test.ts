@@ -1,4 +1,4 @@
-// Scheduled jobs run once per tick across instances sharing one database (issue 16).
+// Scheduled jobs run once per tick across instances sharing one database.
 import { afterAll, describe, expect, test } from "bun:test";
 import { Cron } from "croner";
 import { openDatabase } from "../../src/db/open.ts";

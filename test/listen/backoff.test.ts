@@ -5,7 +5,7 @@ import {
   reconnectDelayMs,
 } from "../../src/listen/backoff.ts";
 
-describe("reconnect backoff (issue 18)", () => {
+describe("reconnect backoff", () => {
   test("starts at 0.5 s and doubles up to a 15 s cap", () => {
     expect(firstReconnectDelayMs).toBe(500);
     expect(maxReconnectDelayMs).toBe(15_000);

@@ -10,7 +10,7 @@ writeFileSync(keyFile, `svk_abcdefgh_${"a".repeat(43)}\n`);
 const env = { SVC_LISTEN_SECRET_FILE: join(cwd, "secret") };
 const base = ["listen", "--api-url", "http://127.0.0.1:1"];
 
-describe("svc listen flags (issue 18)", () => {
+describe("svc listen flags", () => {
   test("a --forward-to that is not an http(s) URL exits 2", async () => {
     for (const target of ["not a url", "ftp://127.0.0.1/x", "http://u:p@127.0.0.1/"]) {
       const run = await runSvc([...base, "--api-key-file", keyFile, "--forward-to", target], {

@@ -14,7 +14,7 @@ const server = Bun.serve({
 });
 afterAll(() => server.stop(true));
 
-describe("forwarding an event (issue 18)", () => {
+describe("forwarding an event", () => {
   test("the receiver verifies the POST with the listen secret, as a real delivery", async () => {
     const body =
       '{"api_version":"v1","created_at":"2026-01-01T00:00:00.000Z","data":{"account_id":"acc_1"},"id":"evt_1","type":"account.synced"}';

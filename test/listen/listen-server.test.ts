@@ -1,4 +1,4 @@
-// svc listen against a real server (issue 18): `--events` narrows the stream to the listed
+// svc listen against a real server: `--events` narrows the stream to the listed
 // types, and what reaches the local receiver is signed exactly as deliveries are.
 import { afterAll, expect, test } from "bun:test";
 import { runListen } from "../../src/listen/listen.ts";

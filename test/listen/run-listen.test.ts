@@ -16,7 +16,7 @@ function sseResponse(text: string): Response {
   return new Response(text, { status: 200, headers: { "Content-Type": "text/event-stream" } });
 }
 
-describe("runListen reconnects and resumes (issue 18)", () => {
+describe("runListen reconnects and resumes", () => {
   test("after a lost connection it resumes with Last-Event-ID, the backoff starts over once connected, and a refused key ends it", async () => {
     const requests: { url: string; lastEventId: string | null; auth: string | null }[] = [];
     const answers: (() => Response)[] = [

@@ -8,7 +8,7 @@ import {
 } from "../../src/listen/secret-file.ts";
 import { makeTempDir } from "../support/temp.ts";
 
-describe("listen secret file (issue 18)", () => {
+describe("listen secret file", () => {
   test("is created once with mode 0600 in a 0700 directory and reused unchanged", () => {
     const path = join(makeTempDir(), "svc", "listen-secret");
     const first = loadOrCreateListenSecret(path);

@@ -1,4 +1,4 @@
-// /metrics (issue 7): protected by a bearer token from metricsTokenFile, Prometheus text format
+// /metrics: protected by a bearer token from metricsTokenFile, Prometheus text format
 // from a per-app registry, and series whose values follow real deliveries, real API requests and
 // real syncs. Labels never carry an id.
 import { describe, expect, test } from "bun:test";

@@ -1,4 +1,4 @@
-// Portal API of issue 19's "Debugging deliveries" over real HTTP, with the real delivery engine
+// Portal API for debugging deliveries over real HTTP, with the real delivery engine
 // sending to a loopback HTTPS receiver: one delivery in full (exact body, the headers each
 // attempt sent), the log's filters and keyset paging per endpoint and across the account, the
 // 24 h chart's hourly counts under a fake clock, and account scoping (404) on every route.

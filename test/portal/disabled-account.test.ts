@@ -1,7 +1,6 @@
-// Issue 13: a disabled service account kept its portal (open sessions still listed and created
-// keys; a fresh sign-in worked). Decided (docs/decisions.md): its users may sign in and read,
-// with a clear notice, but nothing that creates or changes keys, endpoints or connections
-// works, and open sessions see the change on their next request. Through real HTTP.
+// A disabled service account keeps a read-only portal (docs/decisions.md): its users may sign
+// in and read, with a clear notice, but nothing that creates or changes keys, endpoints or
+// connections works, and open sessions see the change on their next request. Through real HTTP.
 import { afterAll, describe, expect, test } from "bun:test";
 import { updateServiceAccount } from "../../src/accounts/service-accounts.ts";
 import { createFakeClock } from "../support/fake-clock.ts";

@@ -1,4 +1,4 @@
-// Issue 19 over real HTTP: what needs the owner (disabled endpoints, connections waiting on
+// The portal over real HTTP: what needs the owner (disabled endpoints, connections waiting on
 // them), where to update payment details, the quick start shown until dismissed, and the
 // operator's Create account.
 import { afterAll, describe, expect, test } from "bun:test";
@@ -31,7 +31,7 @@ interface Attention {
   consentsEnding: { id: string; consentExpiresAt: string }[];
 }
 
-describe("portal: what needs the owner (issue 19 health at a glance)", () => {
+describe("portal: what needs the owner (health at a glance)", () => {
   test("a disabled endpoint and connections in expired, suspended, error or awaiting_auth are listed; the set-up counts a disabled endpoint as not receiving", async () => {
     const { client } = await signedInOwner(services, server.baseUrl);
     const empty = await client.json<Attention>("GET", "/overview/attention");
@@ -129,7 +129,7 @@ describe("portal: where to update payment details", () => {
   });
 });
 
-describe("portal: quick start (issue 19 getting started)", () => {
+describe("portal: quick start (getting started)", () => {
   test("an owner sees it from the first sign-in until dismissed, then on every later session too", async () => {
     const owner = await signedInOwner(services, server.baseUrl);
     expect((await owner.client.json<{ quickStart: boolean }>("GET", "/me")).body.quickStart).toBe(

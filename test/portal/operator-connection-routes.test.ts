@@ -1,4 +1,4 @@
-// Operators and any account's bank connections over real HTTP (issue 19): the list with ids,
+// Operators and any account's bank connections over real HTTP: the list with ids,
 // and Remove, which does what the owner's Remove does (the same feature function): the
 // connection goes with its accounts, balances and transactions, and an Enable Banking session
 // is ended at the provider. Owners get 403, unknown ids 404, a foreign Origin 403.

@@ -1,5 +1,5 @@
 // The receiver kit page shows the kit in the repository, not a copy that could drift: the texts
-// are inlined from examples/receiver when the portal is bundled (issue 19 "Getting started").
+// are inlined from examples/receiver when the portal is bundled.
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,4 +1,4 @@
-// Portal API of issue 18's endpoint features over real HTTP: Resend and Retry now on a
+// Portal API of the endpoint features over real HTTP: Resend and Retry now on a
 // delivery, and the event-type filter on create/update. Shapes are the portal's camelCase.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Services } from "../../src/services.ts";

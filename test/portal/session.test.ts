@@ -181,7 +181,7 @@ describe("portal sign-in and sessions", () => {
     expect(noOrigin.status).toBe(403);
   });
 
-  test("DNS rebinding (issue 13): Host evil.test with Origin http://evil.test and a valid session cookie is answered 421, reads and writes alike", async () => {
+  test("DNS rebinding: Host evil.test with Origin http://evil.test and a valid session cookie is answered 421, reads and writes alike", async () => {
     const { client } = await signedInOwner(services, server.baseUrl);
     const rebound = { Host: "evil.test", Origin: "http://evil.test" };
     const write = await client.request("POST", "/keys", { name: "stolen" }, rebound);
@@ -194,7 +194,7 @@ describe("portal sign-in and sessions", () => {
     expect(keys.body.data).toHaveLength(0);
   });
 
-  test("Origin is compared with the configured base URL, not with the request's own Host (issue 13)", async () => {
+  test("Origin is compared with the configured base URL, not with the request's own Host", async () => {
     const { client } = await signedInOwner(services, server.baseUrl);
     const own = new URL(server.baseUrl);
     // Same server, but reached under another name that also resolves to it.
@@ -218,7 +218,7 @@ describe("portal sign-in and sessions", () => {
     expect((await client.request("POST", "/keys", { name: "ok" })).status).toBe(201);
   });
 
-  test("current-password guesses are throttled like sign-in (issue 13): after 10 wrong tries in 15 minutes the change answers 429, even with the right password, until the window frees", async () => {
+  test("current-password guesses are throttled like sign-in: after 10 wrong tries in 15 minutes the change answers 429, even with the right password, until the window frees", async () => {
     const { client } = await signedInOwner(services, server.baseUrl);
     const statuses: number[] = [];
     for (let i = 0; i < 15; i++) {
@@ -237,7 +237,7 @@ describe("portal sign-in and sessions", () => {
     expect((await client.request("POST", "/me/password", right)).status).toBe(200);
   });
 
-  test("current-password guesses are also counted per client address (issue 13): 100 in 15 minutes across users", async () => {
+  test("current-password guesses are also counted per client address: 100 in 15 minutes across users", async () => {
     clock.advance(15 * 60 * 1000); // earlier tests' attempts from this address leave the window
     const owners = await Promise.all(
       Array.from({ length: 11 }, () => signedInOwner(services, server.baseUrl)),

@@ -6,7 +6,7 @@ import { createFakeClock } from "../support/fake-clock.ts";
 import { testPassword } from "../support/portal.ts";
 import { createTestServices } from "../support/services.ts";
 
-// Issue 13: sign-in timing revealed which e-mails exist (an unknown e-mail skipped the hash
+// Sign-in timing must not reveal which e-mails exist (an unknown e-mail must not skip the hash
 // work). Proven by counting verifications, not by timing: every path past the throttle
 // verifies one password against one argon2id hash of the same cost.
 const clock = createFakeClock();

@@ -29,7 +29,7 @@ describe("portal UI helpers", () => {
   });
 });
 
-describe("portal formats (issue 19: local times, ms, money in the account's currency)", () => {
+describe("portal formats (local times, ms, money in the account's currency)", () => {
   test("relative time reads as people say it, past and future", () => {
     const now = Date.parse("2026-11-25T06:00:00Z");
     expect(relativeTime("2026-11-25T05:57:00Z", now, "en")).toBe("3 minutes ago");

@@ -1,4 +1,4 @@
-// The receiver kit against the real delivery engine (issue 7): `startService` runs the real HTTP
+// The receiver kit against the real delivery engine: `startService` runs the real HTTP
 // server and dispatcher; the kit's receiver listens over HTTPS on loopback with a certificate
 // from the tests' own CA (trusted by the service through deliveryCaFile). Real events come from
 // the sandbox bank and real syncs; the receiver verifies them, answers, reads /v1 and stores each

@@ -1,4 +1,4 @@
-// axe-core run inside the real page (issue 19: no critical or serious violations on any page).
+// axe-core run inside the real page (no critical or serious violations on any page).
 // The script is read from node_modules and evaluated through the DevTools protocol (not a
 // <script> tag, which the portal's CSP rightly refuses), so nothing is fetched from the network.
 import { readFileSync } from "node:fs";

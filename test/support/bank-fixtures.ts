@@ -1,4 +1,4 @@
-// Bank data written straight into the tables, as the sync (issue 4) will: for read-API tests and
+// Bank data written straight into the tables, as the sync will: for read-API tests and
 // the benchmark, without depending on any provider. Works on either engine (`db.t`).
 import type { Clock } from "../../src/clock.ts";
 import { chunks } from "../../src/db/chunks.ts";

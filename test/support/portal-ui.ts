@@ -1,4 +1,4 @@
-// Shared by the portal UI end-to-end files (issue 19): one compiled binary and one chromium
+// Shared by the portal UI end-to-end files: one compiled binary and one chromium
 // per file, a fresh browser context per test with a set locale and time zone (so local times
 // are proven), desktop and phone sizes, and small helpers for signing in and checking pages.
 // What needs no bun:test lives in portal-session.ts (scripts use it too) and is re-exported.
@@ -60,7 +60,7 @@ export async function expectAccessible(page: Page, state: string) {
   await expectFits(page);
 }
 
-/** What has keyboard focus: never <body> after an action (issue 19). */
+/** What has keyboard focus: never <body> after an action. */
 export async function focused(page: Page): Promise<{ tag: string; text: string }> {
   return page.evaluate(() => {
     const active = document.activeElement;

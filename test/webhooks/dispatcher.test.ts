@@ -1,4 +1,4 @@
-// The delivery engine (spec 3, 6, 8; issue 5 "Delivery engine") against real HTTPS receivers
+// The delivery engine (spec 3, 6, 8) against real HTTPS receivers
 // on loopback, with a fake clock deciding what is due.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { eq, inArray } from "drizzle-orm";
@@ -166,7 +166,7 @@ describe("retries (spec 6: 1 min, 5 min, 30 min, 2 h, 12 h, 24 h after the previ
     expect((await getEndpoint(s.services.db, { endpointId: endpoint.id })).failureCount).toBe(7);
   });
 
-  test("the envelope's created_at is when the event was created, identical on every retry (spec 2; issue 13 mutation)", async () => {
+  test("the envelope's created_at is when the event was created, identical on every retry (spec 2)", async () => {
     const failing = await receiver(() => new Response(null, { status: 503 }));
     const s = await setup();
     await registerVerified(s, failing, "/created-at");
@@ -312,7 +312,7 @@ describe("failure streak and disabling (spec 3, 6: at 20 in a row disabled, one 
   });
 });
 
-describe("the failure streak across instances (issue 16)", () => {
+describe("the failure streak across instances", () => {
   test("attempts finishing on two instances at the same moment: the streak counts every failure and disables at exactly 20, once", async () => {
     const s = await setup();
     const failing = await receiver(() => new Response(null, { status: 500 }));

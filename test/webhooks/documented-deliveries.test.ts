@@ -1,5 +1,5 @@
-// The OpenAPI `webhooks` section against real deliveries (issue 18 "its webhooks payloads checked
-// against real deliveries"): one delivery of each of the five event types, sent by the real
+// The OpenAPI `webhooks` section against real deliveries: one delivery of each of the five event
+// types, sent by the real
 // engine to a real HTTPS receiver on loopback, validates against the documented body and header
 // schemas, and a body the spec does not allow is refused by the same schemas.
 import { describe, expect, test } from "bun:test";

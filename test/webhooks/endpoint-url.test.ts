@@ -1,5 +1,5 @@
 // Registration URL rules and the SSRF guard (spec 2, 4 "Requirements on a registered
-// endpoint", 7; issue 5: every address form that reaches inside is refused).
+// endpoint", 7: every address form that reaches inside is refused).
 import { describe, expect, test } from "bun:test";
 import { ApiError } from "../../src/http/errors.ts";
 import { checkAddress } from "../../src/webhooks/address-guard.ts";

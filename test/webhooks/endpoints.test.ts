@@ -1,4 +1,4 @@
-// Endpoint management (spec 2, 3, 8; issue 5 "Endpoint management").
+// Endpoint management (spec 2, 3, 8).
 import { beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { sha256Hex } from "../../src/crypto/tokens.ts";
@@ -166,7 +166,7 @@ describe("register (spec 2: signing secret shown once, only a hash stored)", () 
     await registerEndpoint(s.ctx, { serviceAccountId: s.accountId, url: receiver.url("/later") });
   });
 
-  test("a refused registration is not a registration (spec 8, issue 13): URLs refused for plain HTTP, a port, a private address or bad syntax leave all 10 registrations of the hour", async () => {
+  test("a refused registration is not a registration (spec 8): URLs refused for plain HTTP, a port, a private address or bad syntax leave all 10 registrations of the hour", async () => {
     const resolve = async (host: string) =>
       host === "internal.example.com" ? ["10.0.0.7"] : ["93.184.216.34"];
     const s = await setup({ config: { unsafeAllowPrivateTargets: false }, resolve });
@@ -200,7 +200,7 @@ describe("register (spec 2: signing secret shown once, only a hash stored)", () 
     expect(error.message).toContain("at most 10 per hour");
   });
 
-  test("refused URLs have their own budget of 30 per hour (issue 13): the 31st attempt answers 429 without a DNS lookup, until the oldest refusal is an hour old", async () => {
+  test("refused URLs have their own budget of 30 per hour: the 31st attempt answers 429 without a DNS lookup, until the oldest refusal is an hour old", async () => {
     const looked: string[] = [];
     const resolve = async (host: string) => {
       looked.push(host);

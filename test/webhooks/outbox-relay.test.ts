@@ -1,4 +1,4 @@
-// Wake-ups across processes and instances (issue 16): an event written by one instance (or the
+// Wake-ups across processes and instances: an event written by one instance (or the
 // CLI) starts its first attempt at once on another, without waiting for the one-second tick:
 // LISTEN/NOTIFY on PostgreSQL, SQLite's change counter polled every 100 ms on SQLite.
 import { afterAll, describe, expect, test } from "bun:test";

@@ -1,4 +1,4 @@
-// Resend, Retry now and the per-endpoint event-type filter (issue 18 "Endpoint features"),
+// Resend, Retry now and the per-endpoint event-type filter,
 // through the real delivery engine against a loopback HTTPS receiver, under a fake clock.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { getDelivery, listDeliveries } from "../../src/webhooks/delivery-log.ts";
@@ -76,7 +76,7 @@ function received(receiver: Receiver, path: string, type?: string) {
   );
 }
 
-describe("resend (issue 18)", () => {
+describe("resend", () => {
   test("a resent event arrives again with the same event id and body as a new, manual delivery with its own attempt log; the outbox signal sends it at once", async () => {
     const s = await setup();
     const path = `/resend-${crypto.randomUUID()}`;
@@ -240,7 +240,7 @@ describe("resend (issue 18)", () => {
   });
 });
 
-describe("retry now (issue 18)", () => {
+describe("retry now", () => {
   test("brings a pending delivery's next attempt forward to now; a delivery that is not pending answers 409", async () => {
     const failing = startReceiver(
       (await testCertificates()).cert,
@@ -279,7 +279,7 @@ describe("retry now (issue 18)", () => {
   });
 });
 
-describe("event-type filter per endpoint (issue 18)", () => {
+describe("event-type filter per endpoint", () => {
   test("a filtered endpoint gets only its types; webhook.verify and webhook.test still arrive; an unfiltered one gets all", async () => {
     const s = await setup();
     const path = `/filtered-${crypto.randomUUID()}`;

@@ -1,4 +1,4 @@
-// The code normalisation shared by the server and the portal page (issue 19).
+// The code normalisation shared by the server and the portal page.
 import { describe, expect, test } from "bun:test";
 import {
   normaliseVerificationCode,

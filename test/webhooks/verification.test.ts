@@ -168,8 +168,8 @@ describe("verify (spec 3: correct code, under 1 hour, fewer than 5 attempts)", (
     expect(expired.message).toContain("expired");
   });
 
-  // Issue 13: the test above survived a lifetime mutated to 55 minutes (any refusal passed at
-  // 59:59.999). These two pin both sides of the boundary with the right code.
+  // The test above would also pass with a shorter lifetime (any refusal passes at 59:59.999).
+  // These two pin both sides of the one-hour boundary with the right code.
   test("the right code is accepted at 59 min 59 s after it was sent", async () => {
     const { s, ref } = await unverified();
     await sendVerificationCode(s.ctx, ref);

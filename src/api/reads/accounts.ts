@@ -1,4 +1,4 @@
-// Reads of bank accounts and balances for one service account (issue 3 "Resources"). Every query
+// Reads of bank accounts and balances for one service account. Every query
 // carries the owner in its WHERE clause: an id of another account simply is not found.
 // Queries are prepared once per database (the factory), not built per request.
 import { and, asc, eq, gt, sql } from "drizzle-orm";

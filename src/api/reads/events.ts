@@ -1,5 +1,5 @@
 // Reads of a service account's events for GET /v1/events, /v1/events/{event_id} and the event
-// stream (issue 18). The body served is the stored one: the exact canonical envelope that is
+// stream. The body served is the stored one: the exact canonical envelope that is
 // signed and sent, with a webhook.verify code already masked at storage (verification.ts), as
 // `svc events list` shows it. Every query carries the owner in its WHERE clause.
 //

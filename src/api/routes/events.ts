@@ -1,4 +1,4 @@
-// GET /v1/events, /v1/events/stream and /v1/events/{event_id} (issue 18).
+// GET /v1/events, /v1/events/stream and /v1/events/{event_id}.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { EventEnvelope } from "../../webhooks/event-types.ts";
 import type { ApiEnv } from "../auth.ts";

@@ -1,4 +1,4 @@
-// Operator ingest (issue 4): upserts connections, accounts, balances and transactions from one
+// Operator ingest: upserts connections, accounts, balances and transactions from one
 // document, with the events they cause written in the same transaction as the data they describe.
 // The whole document is validated first (an invalid one is refused whole, nothing written); it
 // is then applied in batches of accounts, each batch one short transaction, so the write lock is

@@ -35,7 +35,7 @@ export function createImportRoutes(services: Services, options: { maxBytes?: num
         );
       // The document's shape is checked whole by importBankData, which names every problem.
       const document = await readJson(c, z.unknown());
-      // The same snake_case summary as `svc import --json` (one naming, issue 18).
+      // The same snake_case summary as `svc import --json` (one naming).
       return c.json(toJsonNames(await importBankData(services, query.data.account, document)));
     },
   );

@@ -1,4 +1,4 @@
-// Request budgets (issue 17 "Budgets"). Real providers ration unattended reads: PSD2 banks
+// Request budgets. Real providers ration unattended reads: PSD2 banks
 // behind Enable Banking allow about 4 a day per account; SimpleFIN Bridge about 24 requests a
 // day per access URL. A pure planner decides what one pull fetches (balances first, then recent
 // transactions, then older history) and when the next pull is allowed, so a sync never burns

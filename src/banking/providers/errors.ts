@@ -1,4 +1,4 @@
-// Provider errors with meaning (issue 17 "Errors with meaning"; spec 3 "Connection" statuses).
+// Provider errors with meaning (spec 3 "Connection" statuses).
 // Every real provider throws a ProviderError of one kind; ONE table decides what each kind does
 // to the connection's status. docs/providers.md carries the same table in words.
 import type { ConnectionStatus } from "../../db/schema.ts";

@@ -1,4 +1,4 @@
-// Outbound calls to bank providers (issue 17 "Outbound provider calls"): HTTPS only, TLS
+// Outbound calls to bank providers: HTTPS only, TLS
 // verified against the system roots plus `providerCaFile`, a timeout on every call, and for a
 // URL a user supplied (a SimpleFIN setup token or access URL) the same public-address guard as
 // webhook deliveries, checked on the address actually dialled (no DNS-rebinding gap).

@@ -1,6 +1,6 @@
 // The registry of providers the sync path can pull from. It lives apart from the provider
 // interface (src/banking/provider.ts) so the interface imports no provider and each provider
-// imports only the interface: no import circle (issue 13). Real banks join when configured:
+// imports only the interface: no import circle. Real banks join when configured:
 // Enable Banking with an application id and key file, SimpleFIN always (its users bring their
 // own access), both only when the master key is at hand to open their secrets.
 import type { Clock } from "../../clock.ts";

@@ -80,7 +80,7 @@ export const users = pgTable(
     mustChangePassword: flag("must_change_password").notNull().default(false),
     createdAt: ms("created_at").notNull(),
     lastLoginAt: ms("last_login_at"),
-    // The quick start (issue 19 "Getting started") is shown until the user dismisses it.
+    // The quick start is shown until the user dismisses it.
     quickStartDismissedAt: ms("quick_start_dismissed_at"),
   },
   (t) => [
@@ -152,7 +152,7 @@ export const connections = pgTable(
      */
     syncLeaseRunId: text("sync_lease_run_id"),
     syncLeaseExpiresAt: ms("sync_lease_expires_at"),
-    /** Real banks (issue 17): when the consent ends (Enable Banking's session valid_until). */
+    /** Real banks: when the consent ends (Enable Banking's session valid_until). */
     consentExpiresAt: ms("consent_expires_at"),
     /**
      * Real banks: the provider secret (session id, access URL) sealed by the secret box
@@ -182,7 +182,7 @@ export const connections = pgTable(
 );
 
 /**
- * A pending bank authorisation (issue 17 link flow): the `state` sent to the provider, stored
+ * A pending bank authorisation (the link flow): the `state` sent to the provider, stored
  * only as its SHA-256, bound to the account and its connection, used once, and expiring.
  */
 export const linkStates = pgTable(
@@ -404,7 +404,7 @@ export const webhookEndpoints = pgTable(
     disabledAt: ms("disabled_at"),
     /**
      * The account event types this endpoint receives, as a JSON array; null means all of them.
-     * webhook.verify and webhook.test are sent whatever it says (issue 18).
+     * webhook.verify and webhook.test are sent whatever it says.
      */
     eventTypes: text("event_types"),
     createdAt: ms("created_at").notNull(),
@@ -469,7 +469,7 @@ export const deliveries = pgTable(
      * to be gone, another takes the row over at once instead of waiting for the lease to end.
      */
     leaseHolder: text("lease_holder"),
-    /** A resend asked for by the owner or operator (issue 18), not raised by the data. */
+    /** A resend asked for by the owner or operator, not raised by the data. */
     manual: flag("manual").notNull().default(false),
     /** The recovery that queued this delivery (null for every other delivery). */
     recoveryId: text("recovery_id"),
@@ -544,8 +544,8 @@ export const deliveryAttempts = pgTable(
     errorClass: text("error_class"),
     errorMessage: text("error_message"),
     /**
-     * The Svc-Webhook-Signature header this attempt sent (issue 19's delivery detail), so the
-     * portal shows what went out even after a rotation; null when no request left (DNS,
+     * The Svc-Webhook-Signature header this attempt sent, so the portal shows what went out
+     * even after a rotation; null when no request left (DNS,
      * blocked address) and for webhook.verify, whose signature covers the unmasked code.
      * Its timestamp is floor(started_at / 1000) s, as signing.ts sets it.
      */

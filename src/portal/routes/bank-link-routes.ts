@@ -1,4 +1,4 @@
-// The signed-in owner's real-bank links (issue 17 "Surfaces"): which providers are configured,
+// The signed-in owner's real-bank links: which providers are configured,
 // Enable Banking's bank list, start a link (redirect URL) or link SimpleFIN with a pasted setup
 // token, and remove a connection. Thin: validate, call the feature function, answer.
 import { Hono } from "hono";

@@ -1,4 +1,4 @@
-// The delivery log's query parameters (issue 19), shared by the per-endpoint and the
+// The delivery log's query parameters, shared by the per-endpoint and the
 // account-wide log: filters and a keyset cursor, each refused with a 400 that names it.
 import { z } from "zod";
 import { deliveryStatuses, eventTypes } from "../../db/schema.ts";

@@ -7,7 +7,7 @@ import { ownAccountId } from "../owner.ts";
 import { accountDeliveryLogQuery, deliveryFilterOf } from "./delivery-query.ts";
 
 /**
- * The account's delivery log across its endpoints (issue 19), with the same filters, shape and
+ * The account's delivery log across its endpoints, with the same filters, shape and
  * cursor as an endpoint's log; `endpoint` narrows it to one (another account's id is a 404).
  */
 export function deliveryRoutes(services: Services): Hono {

@@ -152,7 +152,7 @@ export function endpointRoutes(services: Services): Hono {
     );
   });
 
-  // One delivery for debugging (issue 19): exact body, each attempt's headers, allowed actions.
+  // One delivery for debugging: exact body, each attempt's headers, allowed actions.
   app.get("/:id/deliveries/:deliveryId", async (c) =>
     c.json({
       delivery: await getDeliveryDetail(services, {
@@ -163,14 +163,14 @@ export function endpointRoutes(services: Services): Hono {
     }),
   );
 
-  // Attempts per UTC hour, succeeded and failed, for the log's chart (issue 19).
+  // Attempts per UTC hour, succeeded and failed, for the log's chart.
   app.get("/:id/delivery-stats", async (c) => {
     const { hours } = readQuery(c, statsQuery);
     const endpoint = await getEndpoint(db, ref(c));
     return c.json(await deliveryStats(services, endpoint.id, hours ?? 24));
   });
 
-  // Resend (issue 18): the delivery's event again to its endpoint, as a new manual delivery.
+  // Resend: the delivery's event again to its endpoint, as a new manual delivery.
   const deliveryRef = (c: Context) => ({
     deliveryId: c.req.param("deliveryId") ?? "",
     endpointId: c.req.param("id") ?? "",

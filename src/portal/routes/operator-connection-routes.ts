@@ -1,4 +1,4 @@
-// Operators: any account's bank connections (issue 19). List them with their ids, and remove
+// Operators: any account's bank connections. List them with their ids, and remove
 // one with the same feature function as the owner's Remove and `svc connections remove`
 // (an Enable Banking session is ended at the provider first). Mounted under /operator, so the
 // portal's same-origin and operator checks apply.

@@ -18,7 +18,7 @@ const mailQuery = z.object({
   limit: z.coerce.number().int().min(1).max(1000).optional(),
 });
 
-// Create account (issue 19): the password is always generated, shown once, and must be changed
+// Create account: the password is always generated, shown once, and must be changed
 // at first sign-in, as `svc accounts create` without --password-file.
 const createAccountBody = z
   .object({
@@ -93,7 +93,7 @@ export function operatorRoutes(services: Services): Hono {
     });
   });
 
-  // Any account's connections: list with ids, remove (issue 19).
+  // Any account's connections: list with ids, remove.
   app.route("/connections", operatorConnectionRoutes(services));
 
   // Operator ingest: the same JSON document as `svc import`.

@@ -1,4 +1,4 @@
-// The Enable Banking API client (issue 17): bank list, authorisation, sessions, balances and
+// The Enable Banking API client: bank list, authorisation, sessions, balances and
 // transactions (following continuation_key to the end). Every call carries a fresh JWT. HTTP
 // failures become ProviderErrors of a kind the status table knows (errors.ts).
 import { z } from "zod";

@@ -1,4 +1,4 @@
-// The JWT every Enable Banking call carries (issue 17 "Enable Banking"): RS256 signed with the
+// The JWT every Enable Banking call carries: RS256 signed with the
 // application's private key through WebCrypto; header kid = application id; claims iss
 // "enablebanking.com", aud "api.enablebanking.com", iat and a short exp.
 import { createPrivateKey } from "node:crypto";
