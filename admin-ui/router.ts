@@ -1,7 +1,7 @@
 // Hash routes (#/keys, #/endpoints/<id>): no server routes needed and nothing secret in a URL.
 import { useEffect, useState } from "preact/hooks";
 
-export function currentRoute(): string {
+function currentRoute(): string {
   return window.location.hash.replace(/^#/, "") || "/";
 }
 

@@ -318,7 +318,7 @@ const keySpecs = {
 } as const;
 
 export type ConfigKey = keyof typeof keySpecs;
-export const configKeys = Object.keys(keySpecs) as ConfigKey[];
+const configKeys = Object.keys(keySpecs) as ConfigKey[];
 
 export interface Config {
   /** Public URL of this instance without a trailing slash; the API lives at `${baseUrl}/v1`. */

@@ -11,7 +11,7 @@ const width = 480;
 const height = 120;
 const axis = 1;
 
-export function chartSummary(buckets: HourBucket[]): string {
+function chartSummary(buckets: HourBucket[]): string {
   const succeeded = buckets.reduce((n, b) => n + b.succeeded, 0);
   const failed = buckets.reduce((n, b) => n + b.failed, 0);
   const base = `Last ${buckets.length} hours: ${succeeded} successful and ${failed} failed attempts`;

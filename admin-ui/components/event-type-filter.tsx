@@ -8,7 +8,7 @@ import type { EndpointView } from "../types.ts";
 import { ActionButton } from "./ui.tsx";
 
 /** The account event types (src/webhooks/event-types.ts; listed here so no server code is bundled). */
-export const accountEventTypes = [
+const accountEventTypes = [
   "account.transactions.available",
   "account.balance.updated",
   "connection.status.changed",

@@ -20,7 +20,7 @@ export function failureText(error: unknown): string {
 }
 
 /** Moves focus to `target` when focus has nowhere sensible left (body or a removed element). */
-export function rescueFocus(target: HTMLElement | null): void {
+function rescueFocus(target: HTMLElement | null): void {
   const active = document.activeElement;
   if (!target) return;
   if (!active || active === document.body || !active.isConnected) target.focus();

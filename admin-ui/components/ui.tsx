@@ -1,8 +1,7 @@
 // Small building blocks shared by every page: notices, loading and empty states, fields,
-// buttons with a busy state, two-step confirmation, and a secret shown exactly once.
+// buttons with a busy state, and a secret shown exactly once.
 import type { ComponentChildren, JSX } from "preact";
 import { useEffect, useId, useRef, useState } from "preact/hooks";
-import { ConfirmDialog } from "./confirm-dialog.tsx";
 import { CopyButton } from "./copy.tsx";
 import { failureText } from "./feedback.tsx";
 import { localTime } from "./format.ts";
@@ -161,32 +160,6 @@ export function SubmitButton(props: {
     >
       {props.busy ? props.busyLabel : props.children}
     </button>
-  );
-}
-
-/**
- * A destructive action asks once more, in a modal dialog that says what will happen
- * (components/confirm-dialog.tsx).
- */
-export function ConfirmButton(props: {
-  label: string;
-  question: string;
-  confirmLabel: string;
-  onConfirm: () => Promise<void> | void;
-  kind?: "danger" | "secondary";
-  /** What happens, beyond the question. */
-  details?: ComponentChildren;
-}) {
-  return (
-    <ConfirmDialog
-      label={props.label}
-      title={props.question}
-      confirmLabel={props.confirmLabel}
-      onConfirm={props.onConfirm}
-      kind={props.kind ?? "danger"}
-    >
-      {props.details ?? <p>{props.question}</p>}
-    </ConfirmDialog>
   );
 }
 

@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
-export const receiverKitDir = join(import.meta.dir, "../../examples/receiver");
+const receiverKitDir = join(import.meta.dir, "../../examples/receiver");
 
 /** The text of `examples/receiver/<path>`, read when the bundle is built. */
 export function receiverKitText(path: string): string {

@@ -22,7 +22,7 @@ export interface Shot {
 }
 
 /** Goes to a hash route and waits for its heading and for nothing to be loading any more. */
-export async function openRoute(page: Page, baseUrl: string, route: string, heading: string) {
+async function openRoute(page: Page, baseUrl: string, route: string, heading: string) {
   await page.goto(`${baseUrl}/#${route}`);
   await page.getByRole("heading", { level: 1, name: heading }).waitFor();
   await settled(page);

@@ -10,12 +10,7 @@ import type { Db } from "../db/store.ts";
 import { listEndpoints } from "../webhooks/endpoint-records.ts";
 
 /** Connection statuses that wait on the owner (re-authorise, reconnect, look at an error). */
-export const connectionStatusesNeedingOwner = [
-  "awaiting_auth",
-  "expired",
-  "suspended",
-  "error",
-] as const;
+const connectionStatusesNeedingOwner = ["awaiting_auth", "expired", "suspended", "error"] as const;
 
 export interface Attention {
   disabledEndpoints: {

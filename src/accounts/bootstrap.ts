@@ -3,7 +3,7 @@ import type { Clock } from "../clock.ts";
 import { type Db, first } from "../db/store.ts";
 import { type CreatedAccount, createServiceAccount } from "./service-accounts.ts";
 
-export const defaultOperatorEmail = "admin@svc.localhost";
+const defaultOperatorEmail = "admin@svc.localhost";
 
 /**
  * On a fresh instance, creates the first operator so the portal can be reached at all.

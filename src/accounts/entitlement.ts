@@ -89,7 +89,7 @@ export function decideApiAccess(facts: AccessFacts): AccessDecision {
 
 const allowed: AccessDecision = { allowed: true };
 
-export const accessRefusalStatus = {
+const accessRefusalStatus = {
   user_inactive: 401,
   demo_account: 403,
   connect_not_available: 403,

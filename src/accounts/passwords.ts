@@ -1,7 +1,7 @@
 // Portal passwords: argon2id through Bun.password (DESIGN.md "Portal").
 import { randomFromAlphabet } from "../crypto/tokens.ts";
 
-export const minPasswordLength = 12;
+const minPasswordLength = 12;
 export const maxPasswordLength = 256;
 
 export function passwordProblem(password: string): string | undefined {

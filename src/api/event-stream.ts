@@ -51,7 +51,7 @@ export interface EventStreamOptions {
   lookbackMs: number;
 }
 
-export const defaultEventStreamOptions: EventStreamOptions = {
+const defaultEventStreamOptions: EventStreamOptions = {
   // Under half the listener's idle timeout (server.ts listenerIdleTimeoutSeconds).
   heartbeatMs: 5_000,
   pollMs: 2_000,

@@ -249,7 +249,7 @@ function refusalOf(facts: Partial<AccessFacts>): ApiError {
 }
 
 /** Errors every authenticated operation can answer, by status. */
-export function commonErrorExamples(rateLimitPerMinute: number): Record<string, Json> {
+function commonErrorExamples(rateLimitPerMinute: number): Record<string, Json> {
   const limit = rateLimitPerMinute > 0 ? rateLimitPerMinute : 600;
   return {
     "401": {

@@ -16,14 +16,14 @@ type Json = Record<string, unknown>;
 /** Published in the document so readers can check the example signatures; never a real secret. */
 export const exampleSigningSecret = "whsec_EXAMPLE-ONLY-not-a-real-secret-7QmV2rLp4sNw8yZb3cFhK9t";
 /** The example events' attempt time: 2026-01-15T09:00:05Z. */
-export const exampleAttemptAt = new Date("2026-01-15T09:00:05.000Z");
+const exampleAttemptAt = new Date("2026-01-15T09:00:05.000Z");
 const exampleCreatedAt = new Date("2026-01-15T09:00:00.000Z");
 const exampleAccountId = "3f1c2a4e-8d9b-4c7e-9a51-0b6d2e7f4a10";
 const exampleConnectionId = "8e2d6b1a-5c4f-4a3e-b9d7-2f1e0c9a8b76";
 const exampleEndpointId = "c4a7e1d2-9b3f-4e8a-a6c5-1d2e3f4a5b6c";
 
 /** The envelope of one event type (spec 2: exactly five fields), over the writer's data schema. */
-export function eventEnvelopeSchema<T extends EventType>(type: T) {
+function eventEnvelopeSchema<T extends EventType>(type: T) {
   return z.strictObject({
     id: z.uuid(),
     type: z.literal(type),
@@ -253,9 +253,4 @@ export function webhooksSection(): { webhooks: Json; schemas: Json } {
     schemas[docs.schemaName] = envelopeJsonSchema(type, `The \`${type}\` event envelope.`);
   }
   return { webhooks, schemas };
-}
-
-/** The component schema name documenting `type`'s envelope. */
-export function webhookSchemaName(type: EventType): string {
-  return webhookDocs[type].schemaName;
 }

@@ -56,11 +56,11 @@ export const noQuery = z.object({}).strict();
 export const pageQuery = z.object({ limit: limitParam, cursor: cursorParam }).strict();
 
 /** What a flag parameter accepts: `true`/`1` and `false`/`0`, nothing else. */
-export const flagValues = { true: true, false: false, "1": true, "0": false } as const;
+const flagValues = { true: true, false: false, "1": true, "0": false } as const;
 const flagMessage = "must be true, false, 1 or 0";
 
 /** An optional yes/no query parameter; documented as a boolean (sent as `true` or `false`). */
-export function flagParam(name: string, description: string) {
+function flagParam(name: string, description: string) {
   return z
     .enum(["true", "false", "1", "0"], { error: flagMessage })
     .transform((value) => flagValues[value])

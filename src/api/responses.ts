@@ -61,7 +61,7 @@ const notModifiedResponse = {
   },
 } as const;
 
-export function errorEnvelope<const C extends readonly [ErrorCode, ...ErrorCode[]]>(codes: C) {
+function errorEnvelope<const C extends readonly [ErrorCode, ...ErrorCode[]]>(codes: C) {
   return z
     .object({
       error: z

@@ -8,7 +8,7 @@ export const idSchema = z.guid().openapi({
   example: "3f1c2a4e-8d9b-4c7e-9a51-0b6d2e7f4a10",
 });
 
-export const moneySchema = z
+const moneySchema = z
   .string()
   .regex(/^-?\d+(\.\d+)?$/)
   .openapi({
@@ -16,7 +16,7 @@ export const moneySchema = z
     example: "-42.50",
   });
 
-export const currencySchema = z
+const currencySchema = z
   .string()
   .regex(/^[A-Z]{3}$/)
   .openapi({ description: "ISO 4217 currency code.", example: "EUR" });
@@ -26,7 +26,7 @@ export const timestampSchema = z.iso.datetime().openapi({
   example: "2026-01-15T09:00:00.000Z",
 });
 
-export const dateSchema = z.iso.date().openapi({
+const dateSchema = z.iso.date().openapi({
   description: "A calendar date, YYYY-MM-DD.",
   example: "2026-01-15",
 });
@@ -76,7 +76,7 @@ export const balanceSchema = z
   })
   .openapi("Balance");
 
-export const transactionSchema = z
+const transactionSchema = z
   .strictObject({
     transaction_id: idSchema.openapi({
       description: "Stable id of this transaction: de-duplicate on it.",

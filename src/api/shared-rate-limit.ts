@@ -24,7 +24,7 @@ import {
   rateLimitWindowMs,
 } from "./rate-limit.ts";
 
-export const returnIdleAfterMs = 1_000;
+const returnIdleAfterMs = 1_000;
 const defaultRecheckMs = 1_000;
 
 /** The largest batch one process reserves at once for a limit (see above). */

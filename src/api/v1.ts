@@ -35,7 +35,7 @@ import { createSharedRateLimiter } from "./shared-rate-limit.ts";
 import { sharedStreamSlots } from "./stream-slots.ts";
 
 /** Every resource lives under one of these; each one's whole subtree requires a key. */
-export const resourcePrefixes = ["/accounts", "/connections", "/events"] as const;
+const resourcePrefixes = ["/accounts", "/connections", "/events"] as const;
 /**
  * Resources whose answers may be remembered (answer-cache.ts): bank data only, whose changes move
  * the account's data generation. Events do not (a test send writes one without touching bank

@@ -21,7 +21,7 @@ function escapeHtml(text: string): string {
   );
 }
 
-export function callbackPage(title: string, message: string, extra = ""): string {
+function callbackPage(title: string, message: string, extra = ""): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title></head>

@@ -14,7 +14,7 @@ import type { Worker } from "../worker.ts";
 import { dayMs } from "./dates.ts";
 
 /** Every hour on the hour: a warning is at most an hour late. */
-export const consentWarningSchedule = "0 * * * *";
+const consentWarningSchedule = "0 * * * *";
 
 export type ConsentWarning = "7d" | "1d";
 const warningLeadMs: Record<ConsentWarning, number> = { "7d": 7 * dayMs, "1d": dayMs };

@@ -24,10 +24,6 @@ export function dayStart(day: number): Date {
   return new Date(day * dayMs);
 }
 
-export function dayString(day: number): string {
-  return toDateString(dayStart(day));
-}
-
 export function addDays(at: Date, days: number): Date {
   return new Date(at.getTime() + days * dayMs);
 }

@@ -67,7 +67,7 @@ export function uniqueProviderIds(rows: readonly { providerId: string | null }[]
 }
 
 /** Text as compared: Unicode-normalised, lower case, punctuation and runs of spaces folded. */
-export function normaliseText(text: string | null): string {
+function normaliseText(text: string | null): string {
   return (text ?? "")
     .normalize("NFKC")
     .toLowerCase()
@@ -86,7 +86,7 @@ export function fingerprint(row: TransactionContent): string {
   ]);
 }
 
-export function daysBetween(a: string, b: string): number {
+function daysBetween(a: string, b: string): number {
   return Math.abs(Date.parse(`${a}T00:00:00Z`) - Date.parse(`${b}T00:00:00Z`)) / 86_400_000;
 }
 
@@ -163,7 +163,7 @@ function words(text: string | null): Set<string> {
 }
 
 /** Whether two texts may name the same party: a shared word, or one side says nothing. */
-export function similarText(a: TransactionContent, b: TransactionContent): boolean {
+function similarText(a: TransactionContent, b: TransactionContent): boolean {
   const left = words(`${a.counterpartyName ?? ""} ${a.description}`);
   const right = words(`${b.counterpartyName ?? ""} ${b.description}`);
   if (left.size === 0 || right.size === 0) return true;

@@ -5,7 +5,7 @@ import { and, eq, isNull, lte, or } from "drizzle-orm";
 import { type Db, first } from "../db/store.ts";
 
 /** Longer than any sync may take (the provider read is cut off well before it lapses). */
-export const syncLeaseMs = 5 * 60_000;
+const syncLeaseMs = 5 * 60_000;
 
 /** Takes the lease for `runId` unless another live run holds it. */
 export async function claimSyncLease(

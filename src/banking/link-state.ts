@@ -32,7 +32,7 @@ function proves(row: LinkStateRow, proof: LinkProof): boolean {
 }
 
 /** The page's words when the browser cannot prove it may finish the link. */
-export function unprovenLinkMessage(startedInPortal: boolean): string {
+function unprovenLinkMessage(startedInPortal: boolean): string {
   return startedInPortal
     ? "This bank link was started in another browser, so nothing was connected. Finish it in the browser where you started connecting the bank, or sign in to your account in this browser and press Continue. If you did not start connecting a bank, close this page."
     : "This bank link was started from the command line, so nothing was connected yet. Sign in to the account's portal in this browser as its owner or an operator, then press Continue. If you did not start connecting a bank, close this page.";

@@ -144,7 +144,7 @@ export async function failLink(
  * `maximum_consent_validity` (seconds, from Enable Banking's bank list): Enable Banking
  * refuses a `valid_until` beyond it.
  */
-export async function consentEnd(
+async function consentEnd(
   client: EnableBankingClient,
   input: { bank: string; country: string; consentDays: number; now: Date },
 ): Promise<Date> {

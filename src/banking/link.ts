@@ -33,9 +33,9 @@ export { linkStateTtlMs } from "./link-steps.ts";
 export type { LinkDeps, LinkOrigin, LinkProof, LinkResult, LinkStart };
 
 /** Consent asked of the bank by default (PSD2 allows up to 180 days). */
-export const defaultConsentDays = 90;
-export const maxConsentDays = 180;
-export const simplefinInstitution = "SimpleFIN Bridge";
+const defaultConsentDays = 90;
+const maxConsentDays = 180;
+const simplefinInstitution = "SimpleFIN Bridge";
 
 export type LinkOptions =
   | { provider: "enable_banking"; country: string; bank: string; consentDays?: number }

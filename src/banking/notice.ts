@@ -5,7 +5,7 @@
 import { describeSkips, type SkipTally } from "./skips.ts";
 
 /** Longest notice stored. */
-export const noticeMaxLength = 1000;
+const noticeMaxLength = 1000;
 
 /** Every URL in `text` cut to its scheme and host; user info, path and query dropped. */
 export function withoutUrlPaths(text: string): string {

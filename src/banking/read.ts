@@ -20,7 +20,7 @@ import { composeNotice } from "./notice.ts";
 import type { BankProvider, ProviderConnection } from "./provider.ts";
 import { addSkip, mergeSkips, type SkipTally } from "./skips.ts";
 
-export class ProviderDataError extends Error {
+class ProviderDataError extends Error {
   override name = "ProviderDataError";
 }
 

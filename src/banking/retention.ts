@@ -18,7 +18,7 @@ import { dayMs } from "./dates.ts";
 import { pruneAbandonedLinks } from "./link-limits.ts";
 
 /** Every day at 03:30 (server time). */
-export const retentionSchedule = "30 3 * * *";
+const retentionSchedule = "30 3 * * *";
 /** Rate-limit windows are at most an hour long; a day later they are certainly over. */
 const limitWindowRetentionMs = dayMs;
 /** Deleted per transaction, so the writer lock is never held for long. */

@@ -10,7 +10,7 @@ import { withoutUrlPaths } from "./notice.ts";
 
 export type ConnectionRow = Row<"connections">;
 
-export async function connectionAccountIds(tx: Db, connectionId: string): Promise<string[]> {
+async function connectionAccountIds(tx: Db, connectionId: string): Promise<string[]> {
   const { bankAccounts } = tx.t;
   const rows = await tx
     .select({ id: bankAccounts.id })

@@ -22,9 +22,9 @@ import { readConnection } from "./read.ts";
 import { type ConnectionRow, moveConnectionStatus } from "./status.ts";
 
 /** Each sync re-reads this many days before the last successful one, to catch late bookings. */
-export const trailingWindowDays = 7;
+const trailingWindowDays = 7;
 /** A provider read that takes longer fails the run (well inside the lease). */
-export const providerTimeoutMs = 120_000;
+const providerTimeoutMs = 120_000;
 
 export type SyncTrigger = "schedule" | "cli" | "portal";
 export type SyncDeps = Pick<Services, "db" | "clock" | "log" | "outbox"> & {
@@ -34,7 +34,7 @@ export type SyncDeps = Pick<Services, "db" | "clock" | "log" | "outbox"> & {
 } & Partial<Pick<Services, "config" | "masterKey">>;
 
 /** The built-in providers; real banks join when the configuration and master key are at hand. */
-export function defaultProviders(deps: SyncDeps): ProviderRegistry {
+function defaultProviders(deps: SyncDeps): ProviderRegistry {
   return createProviders(
     deps.clock,
     deps.config && deps.masterKey

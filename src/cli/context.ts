@@ -104,7 +104,7 @@ export class DataDirMissing extends Error {
  * (`databaseUrl`) the data is in the database and the dir holds only the master key, so it is not
  * needed when SVC_MASTER_KEY gives the key.
  */
-export function requireDataDir(config: Config, env: Record<string, string | undefined>): void {
+function requireDataDir(config: Config, env: Record<string, string | undefined>): void {
   if (existsSync(config.dataDir)) return;
   if (config.databaseUrl && env.SVC_MASTER_KEY) return;
   throw new DataDirMissing(

@@ -12,7 +12,7 @@ import type { CliIo } from "./io.ts";
 import { addServeFlags, runServe, serveFlags } from "./serve.ts";
 
 /** Where `svc dev` keeps its CA and the receiver certificate, inside the data dir. */
-export const devDirectoryName = "dev-ca";
+const devDirectoryName = "dev-ca";
 const receiverPort = 3000;
 
 function banner(info: {

@@ -45,7 +45,7 @@ function describeEndpoint(endpoint: EndpointView): string {
 const eventsHelp = `comma-separated account event types to receive, or "all" (default): ${accountEventTypes.join(", ")}; webhook.verify and webhook.test always arrive`;
 
 /** --events: "all" = every type (null); otherwise a comma list, checked here so a typo exits 2. */
-export function parseEventsFlag(value: string | undefined): EventTypeFilter | undefined {
+function parseEventsFlag(value: string | undefined): EventTypeFilter | undefined {
   if (value === undefined) return undefined;
   if (value.trim() === "all") return null;
   try {

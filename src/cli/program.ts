@@ -29,7 +29,7 @@ import { registerServe } from "./serve.ts";
 import { registerSetup } from "./setup.ts";
 import { registerSync } from "./sync.ts";
 
-export const cliVersion = packageJson.version;
+const cliVersion = packageJson.version;
 
 export function buildProgram(io: CliIo): Command {
   const program = new Command("svc")

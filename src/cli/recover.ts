@@ -20,7 +20,7 @@ const relative = /^(\d+)([mhd])$/;
 const unitMs = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
 /** TIME: an ISO 8601 date-time with its offset, or a span back from now (90m, 24h, 3d). */
-export function parseRecoveryTime(flag: string, value: string, clock: Clock): Date {
+function parseRecoveryTime(flag: string, value: string, clock: Clock): Date {
   const span = relative.exec(value.trim());
   if (span) {
     return new Date(
@@ -37,7 +37,7 @@ export function parseRecoveryTime(flag: string, value: string, clock: Clock): Da
   return at;
 }
 
-export function describeRecovery(r: RecoveryView): string {
+function describeRecovery(r: RecoveryView): string {
   return [
     `recovery ${r.id} of endpoint ${r.endpointId}: ${r.status}${r.stopReason ? ` (${r.stopReason})` : ""}`,
     `  window          ${r.since} .. ${r.until}`,

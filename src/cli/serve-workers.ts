@@ -17,7 +17,7 @@ const maxRestartDelayMs = 30_000;
 const healthyAfterMs = 60_000;
 
 /** The command line that starts this program again with the same arguments. */
-export function ownCommandLine(): string[] {
+function ownCommandLine(): string[] {
   // A compiled binary's script lives inside it ("/$bunfs/..." or "B:/~BUN/..."); otherwise the
   // runtime needs the script's path first.
   const compiled = Bun.main.startsWith("/$bunfs/") || Bun.main.startsWith("B:/~BUN/");

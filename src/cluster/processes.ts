@@ -26,9 +26,9 @@ import { newId } from "../ids.ts";
 import type { Logger } from "../log.ts";
 import type { Worker } from "../worker.ts";
 
-export const processHeartbeatMs = 5_000;
-export const processStaleAfterMs = 30_000;
-export const processSweepMs = 1_000;
+const processHeartbeatMs = 5_000;
+const processStaleAfterMs = 30_000;
+const processSweepMs = 1_000;
 /** PostgreSQL's clock in epoch milliseconds (heartbeats on PostgreSQL). */
 const databaseNowMs = sql`(extract(epoch from clock_timestamp()) * 1000)::bigint`;
 /** First key of the two-key advisory locks that mark a live process (the second: its id). */
@@ -84,7 +84,7 @@ interface ProcessRow {
 }
 
 /** SQLite: whether a process registered on this machine is gone. */
-export function localProcessGone(row: ProcessRow, self: { host: string; pid: number }): boolean {
+function localProcessGone(row: ProcessRow, self: { host: string; pid: number }): boolean {
   if (row.host !== self.host) return false; // only its heartbeat can tell
   if (row.pid === self.pid) return true; // our pid: that process is not us, so it ended
   if (!pidExists(row.pid)) return true;
@@ -92,7 +92,7 @@ export function localProcessGone(row: ProcessRow, self: { host: string; pid: num
 }
 
 /** Makes the pending deliveries leased by `ids` due now and removes those processes. */
-export async function takeOverProcesses(tx: Db, ids: string[], now: Date): Promise<void> {
+async function takeOverProcesses(tx: Db, ids: string[], now: Date): Promise<void> {
   const { deliveries, eventStreams, serviceProcesses } = tx.t;
   // The claim token stays: a process wrongly taken for gone can still record its outcome only
   // until the row is claimed again (fencing, delivery-claims.ts).

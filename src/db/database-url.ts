@@ -2,7 +2,7 @@
 // wherever it is shown (logs, errors, --help, `svc db copy`). Bun's SQL client honours the
 // libpq parameters in it (sslmode, sslrootcert, ...).
 
-export const databaseUrlProtocols = ["postgres:", "postgresql:"] as const;
+const databaseUrlProtocols = ["postgres:", "postgresql:"] as const;
 
 /** The URL with its password replaced by `***` (unparsable text is hidden whole). */
 export function redactDatabaseUrl(text: string): string {

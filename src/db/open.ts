@@ -17,7 +17,7 @@ export type AnyDatabase = SqliteDatabase | PostgresDatabase;
 
 export const databaseFileName = "svc.db";
 
-export function databasePath(dataDir: string): string {
+function databasePath(dataDir: string): string {
   return join(dataDir, databaseFileName);
 }
 

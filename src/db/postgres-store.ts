@@ -32,7 +32,7 @@ export interface PostgresOptions {
   idleTimeoutSeconds?: number;
 }
 
-export const defaultPoolSize = 10;
+const defaultPoolSize = 10;
 const defaultMaxAttempts = 8;
 /** SQLSTATEs worth another attempt: serialization_failure, deadlock_detected. */
 const retryableStates = new Set(["40001", "40P01"]);
@@ -43,7 +43,7 @@ const tables = postgresTables as unknown as Tables;
  * The SQLSTATE of a PostgreSQL error (Bun puts it in `errno`), if any, also when drizzle wrapped
  * the driver's error (`cause`).
  */
-export function sqlState(error: unknown): string | undefined {
+function sqlState(error: unknown): string | undefined {
   for (let e = error, depth = 0; e && depth < 5; depth++) {
     const errno = (e as { errno?: unknown }).errno;
     if (typeof errno === "string") return errno;

@@ -44,7 +44,7 @@ const leafLifetimeMs = 365 * dayMs;
 /** A certificate closer than this to its end is issued again. */
 const renewBeforeMs = 7 * dayMs;
 export const devCaSubject = "Svc development CA for this machine only - never production";
-export const receiverNames = { dns: ["localhost"], ip: ["127.0.0.1", "::1"] };
+const receiverNames = { dns: ["localhost"], ip: ["127.0.0.1", "::1"] };
 
 const ecdsaWithSha256 = sequence(objectIdentifier("1.2.840.10045.4.3.2"));
 

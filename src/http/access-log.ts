@@ -14,7 +14,7 @@ import type { Logger } from "../log.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 
 /** The route label of a request that matched no handler (404s of unknown paths). */
-export const unmatchedRoute = "unmatched";
+const unmatchedRoute = "unmatched";
 const quietRoutes = new Set(["/healthz", "/readyz", "/metrics"]);
 
 /**
@@ -72,7 +72,7 @@ export function createRequestRecorder(
 }
 
 /** Writes the access-log line and counts the request. */
-export function recordAnsweredRequest(log: Logger, metrics: Metrics, answered: AnsweredRequest) {
+function recordAnsweredRequest(log: Logger, metrics: Metrics, answered: AnsweredRequest) {
   createRequestRecorder(log, metrics, answered)(answered.durationMs, answered.requestId);
 }
 

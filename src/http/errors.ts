@@ -35,7 +35,6 @@ export const errorStatus = {
 } as const satisfies Record<string, ContentfulStatusCode>;
 
 export type ErrorCode = keyof typeof errorStatus;
-export const errorCodes = Object.keys(errorStatus) as ErrorCode[];
 
 export interface ErrorBody {
   error: { code: ErrorCode; message: string };

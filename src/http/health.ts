@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import type { Database } from "../db/store.ts";
 
 /** /readyz gives up on a database that has not answered within this long. */
-export const readinessTimeoutMs = 2_000;
+const readinessTimeoutMs = 2_000;
 
 /**
  * /healthz: the process answers (liveness); it never touches the database, so a long write by

@@ -7,9 +7,9 @@
 // hot path and no browser frames them.
 import type { MiddlewareHandler } from "hono";
 
-export const frameAncestorsNone = "frame-ancestors 'none'";
+const frameAncestorsNone = "frame-ancestors 'none'";
 
-export const securityHeaders: Readonly<Record<string, string>> = {
+const securityHeaders: Readonly<Record<string, string>> = {
   "X-Frame-Options": "DENY",
   "X-Content-Type-Options": "nosniff",
   "Referrer-Policy": "no-referrer",

@@ -9,7 +9,7 @@ import { maxJsonBodyBytes } from "./body-limit.ts";
  * Bun's own default, said here because the event stream's heartbeat (5 s, api/event-stream.ts)
  * must come more often: a connection silent this long is closed.
  */
-export const listenerIdleTimeoutSeconds = 10;
+const listenerIdleTimeoutSeconds = 10;
 
 export interface RunningServer {
   url: URL;

@@ -7,11 +7,11 @@ import { ConfigError } from "../config.ts";
 import { constantTimeEqual, sha256Hex } from "../crypto/tokens.ts";
 import { ApiError } from "./errors.ts";
 
-export const minTokenLength = 32;
+const minTokenLength = 32;
 const bearerPattern = /^Bearer +(\S+) *$/i;
 
 /** Reads and checks a token file; a bad file is a configuration error naming the setting. */
-export function readTokenFile(setting: string, path: string): string {
+function readTokenFile(setting: string, path: string): string {
   let text: string;
   try {
     text = readFileSync(path, "utf8");

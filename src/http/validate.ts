@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import type { z } from "zod";
 import { ApiError } from "./errors.ts";
 
-export function describeIssue(error: z.ZodError, what: string): string {
+function describeIssue(error: z.ZodError, what: string): string {
   const issue = error.issues[0];
   const field = issue?.path.length ? issue.path.join(".") : what;
   return `${field}: ${issue?.message ?? "is invalid"}`;

@@ -12,9 +12,9 @@ import { displayPrefix, generateApiKey, hashApiKey } from "./format.ts";
 
 /** The spec leaves the number open ("generous"); this bounds what a leaked portal session can mint. */
 export const maxActiveKeysPerAccount = 50;
-export const defaultKeyName = "API key";
+const defaultKeyName = "API key";
 
-export const keyNameSchema = z
+const keyNameSchema = z
   .string()
   .trim()
   .min(1, "must not be empty")

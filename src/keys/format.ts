@@ -5,13 +5,13 @@ import { randomFromAlphabet, sha256Hex } from "../crypto/tokens.ts";
 const base64UrlAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 /** The spec's regex, anchored: the whole string must match (the id part may itself hold `_`). */
-export const apiKeyPattern = /^svk_[A-Za-z0-9_-]{8}_[A-Za-z0-9_-]{43}$/;
+const apiKeyPattern = /^svk_[A-Za-z0-9_-]{8}_[A-Za-z0-9_-]{43}$/;
 
 /** For scanning text (code, logs, history) for keys; not anchored, global. */
 export const apiKeyScanPattern = /svk_[A-Za-z0-9_-]{8}_[A-Za-z0-9_-]{43}/g;
 
-export const apiKeyLength = 56;
-export const displayPrefixLength = 12;
+const apiKeyLength = 56;
+const displayPrefixLength = 12;
 
 /** A new key from the CSPRNG: 8 + 43 characters of 64 symbols each (~306 bits). */
 export function generateApiKey(): string {

@@ -9,7 +9,7 @@ import type { SecureContext } from "node:tls";
 import { deliveryHeaders } from "../webhooks/signing.ts";
 
 /** As long as a real delivery attempt may take before it counts as failed. */
-export const forwardTimeoutMs = 10_000;
+const forwardTimeoutMs = 10_000;
 
 export interface ForwardResult {
   /** The receiver's status code, or null when no answer came. */

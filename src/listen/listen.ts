@@ -54,7 +54,7 @@ export class ListenRefused extends Error {
 }
 
 /** Four missed heartbeats (5 s each, api/event-stream.ts). */
-export const defaultIdleTimeoutMs = 20_000;
+const defaultIdleTimeoutMs = 20_000;
 
 /** Event ids remembered as forwarded (a few MB at most); the oldest are forgotten first. */
 const forwardedMemory = 100_000;
@@ -90,7 +90,7 @@ function closedReason(data: string): string {
   return data;
 }
 
-export function streamUrl(apiUrl: URL, types: readonly EventType[]): URL {
+function streamUrl(apiUrl: URL, types: readonly EventType[]): URL {
   const url = new URL(`${apiUrl.pathname.replace(/\/+$/, "")}/v1/events/stream`, apiUrl);
   if (types.length > 0) url.searchParams.set("type", types.join(","));
   return url;

@@ -12,7 +12,7 @@ import { signingSecretPrefix } from "../webhooks/secrets.ts";
 const secretPattern = /^whsec_[A-Za-z0-9_-]{43}$/;
 
 /** A server's origin as a file name: `https-svc.example.com-443`, `http-127.0.0.1-8080`. */
-export function serverFileName(apiUrl: URL): string {
+function serverFileName(apiUrl: URL): string {
   const port = apiUrl.port || (apiUrl.protocol === "https:" ? "443" : "80");
   const host = apiUrl.hostname.replace(/^\[|\]$/g, "").replace(/[^A-Za-z0-9.-]/g, "_");
   return `${apiUrl.protocol.replace(":", "")}-${host}-${port}`;

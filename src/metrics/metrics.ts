@@ -20,7 +20,7 @@ import { registerDatabaseGauges, registerPoolGauges } from "./database-gauges.ts
 import { registerHttpRequestMetrics } from "./http-requests.ts";
 import { registerProcessMetrics } from "./process-metrics.ts";
 
-export const metricsPrefix = "svc_";
+const metricsPrefix = "svc_";
 
 /** Latency buckets (seconds) for delivery attempts: the spec's 10-second limit is the last. */
 const deliveryBuckets = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];

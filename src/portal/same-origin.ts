@@ -28,7 +28,7 @@ export interface ListeningAddress {
 }
 
 /** The origins the portal accepts, in the lower-case `scheme://host[:port]` form of URL.origin. */
-export function acceptedOrigins(baseUrl: string, listening?: ListeningAddress): Set<string> {
+function acceptedOrigins(baseUrl: string, listening?: ListeningAddress): Set<string> {
   const configured = new URL(baseUrl);
   const origins = new Set([configured.origin]);
   if (

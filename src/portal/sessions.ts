@@ -7,7 +7,7 @@ import { type Db, first } from "../db/store.ts";
 import { newId } from "../ids.ts";
 
 export const sessionIdleMs = 12 * 60 * 60 * 1000;
-export const sessionMaxAgeMs = 7 * 24 * 60 * 60 * 1000;
+const sessionMaxAgeMs = 7 * 24 * 60 * 60 * 1000;
 /** last_seen_at is refreshed at most this often, so reads do not write on every request. */
 const touchIntervalMs = 60_000;
 

@@ -52,10 +52,10 @@ export interface SettingChange {
 }
 
 /** The first operator's e-mail on a new install when setup is not given one. */
-export const defaultOperatorEmail = "admin@svc.localhost";
+const defaultOperatorEmail = "admin@svc.localhost";
 
 /** Problems with the answers, by field; empty when they can be applied. */
-export function checkSetupAnswers(answers: SetupAnswers): Record<string, string> {
+function checkSetupAnswers(answers: SetupAnswers): Record<string, string> {
   const problems: Record<string, string> = {};
   if (answers.baseUrl !== undefined) {
     const baseUrl = validateConfigValue("baseUrl", answers.baseUrl);
@@ -89,7 +89,7 @@ function isLocalAddress(ip: string): boolean {
 }
 
 /** svc.json as it is now (empty when there is none); a file that is not JSON stops setup. */
-export function readSetupFile(path: string): Record<string, unknown> {
+function readSetupFile(path: string): Record<string, unknown> {
   if (!existsSync(path)) return {};
   try {
     const parsed: unknown = JSON.parse(readFileSync(path, "utf8"));

@@ -54,7 +54,7 @@ export interface DeliveryCursor {
 }
 
 /** The cursor as the API passes it: "<created_at ms>_<delivery id>". */
-export function encodeDeliveryCursor(cursor: DeliveryCursor): string {
+function encodeDeliveryCursor(cursor: DeliveryCursor): string {
   return `${cursor.createdAt.getTime()}_${cursor.id}`;
 }
 

@@ -7,7 +7,7 @@ import { and, eq, gte, lt, sql } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/store.ts";
 
-export const hourMs = 3_600_000;
+const hourMs = 3_600_000;
 
 export interface HourBucket {
   hourStart: string;

@@ -25,9 +25,9 @@ import { issueSigningSecret } from "./secrets.ts";
 
 /** Spec 2: at most 3 endpoints per account. */
 export const maxEndpointsPerAccount = 3;
-export const maxDescriptionLength = 200;
+const maxDescriptionLength = 200;
 
-export const registerEndpointInput = z.object({
+const registerEndpointInput = z.object({
   serviceAccountId: z.string(),
   url: z.string(),
   description: z
@@ -154,7 +154,7 @@ export async function rotateEndpointSecret(
   return { endpoint: endpointView(row), signingSecret: secret.secret };
 }
 
-export const updateEndpointInput = z
+const updateEndpointInput = z
   .object({
     description: registerEndpointInput.shape.description.nullable(),
     eventTypes: registerEndpointInput.shape.eventTypes,

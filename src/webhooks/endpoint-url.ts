@@ -6,7 +6,7 @@ import { ApiError } from "../http/errors.ts";
 import { checkAddress, isIpLiteral } from "./address-guard.ts";
 import { ResolveError, type Resolver, resolveAll } from "./resolver.ts";
 
-export const maxUrlLength = 2048;
+const maxUrlLength = 2048;
 
 export interface UrlRuleOptions {
   /** `unsafeAllowPrivateTargets`: loopback/private addresses and any port (tests, development). */
@@ -78,7 +78,7 @@ export async function resolveCheckedAddresses(
 }
 
 /** What a developer whose receiver runs on their own machine can use instead. */
-export const localDevelopmentHint =
+const localDevelopmentHint =
   "Developing on your own machine? Start the server with `svc dev` (it accepts loopback URLs on any port and issues a local certificate for your receiver), or run `svc listen` to forward your events to a local URL.";
 
 /** Whether a refused URL points at this machine or a private network (a developer's receiver). */

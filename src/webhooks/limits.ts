@@ -11,14 +11,14 @@ import {
   windowRefusal,
 } from "../limits/sliding-window.ts";
 
-export const registrationLimit = { limit: 10, windowMs: 60 * 60_000 } as const;
-export const sendLimit = { limit: 10, windowMs: 60_000 } as const;
+const registrationLimit = { limit: 10, windowMs: 60 * 60_000 } as const;
+const sendLimit = { limit: 10, windowMs: 60_000 } as const;
 /**
  * Registrations refused by the URL rules do not use the 10 per hour (docs/decisions.md "A refused
  * registration is not a registration"), but have their own, larger budget, so the form cannot be
  * used to probe which names resolve where.
  */
-export const refusedRegistrationLimit = { limit: 30, windowMs: 60 * 60_000 } as const;
+const refusedRegistrationLimit = { limit: 30, windowMs: 60 * 60_000 } as const;
 
 const registrationMessage =
   "Too many webhook endpoint registrations: at most 10 per hour per account";

@@ -7,7 +7,7 @@ import type { PostgresDatabase } from "../db/postgres-store.ts";
 import type { Database } from "../db/store.ts";
 import type { OutboxRelay } from "./outbox-signal.ts";
 
-export const outboxChannel = "svc_outbox";
+const outboxChannel = "svc_outbox";
 
 export function createPostgresOutboxRelay(
   database: Pick<PostgresDatabase, "client">,
@@ -28,7 +28,7 @@ export function createPostgresOutboxRelay(
 }
 
 /** How often a serving process on SQLite looks at the change counter. */
-export const sqliteChangePollMs = 100;
+const sqliteChangePollMs = 100;
 
 /**
  * The relay on SQLite, where every process is on one machine: nothing to publish (a commit moves

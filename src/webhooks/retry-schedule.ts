@@ -11,9 +11,6 @@ export const retryDelaysMs = [
   24 * 60 * 60_000,
 ] as const;
 
-/** The first attempt plus six retries. */
-export const maxDeliveryAttempts = retryDelaysMs.length + 1;
-
 export const failuresBeforeDisabling = 20;
 
 /**

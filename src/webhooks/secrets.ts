@@ -8,7 +8,7 @@ import { randomBase64Url, sha256Hex } from "../crypto/tokens.ts";
 
 export const signingSecretPrefix = "whsec_";
 
-export function newSecretSalt(): string {
+function newSecretSalt(): string {
   return randomBase64Url(16);
 }
 
@@ -21,7 +21,7 @@ export function deriveSigningSecret(
   return `${signingSecretPrefix}${mac.toString("base64url")}`;
 }
 
-export function signingSecretHash(secret: string): string {
+function signingSecretHash(secret: string): string {
   return sha256Hex(secret);
 }
 

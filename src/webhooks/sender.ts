@@ -33,7 +33,7 @@ type TlsRequestOptions = https.RequestOptions & { secureContext?: SecureContext 
 /** Bodies up to this size are discarded unread so the connection can be reused. */
 const discardableBodyBytes = 64 * 1024;
 
-export const deliveryErrorClasses = [
+const deliveryErrorClasses = [
   "dns",
   "blocked_address",
   "connect",
@@ -115,14 +115,14 @@ function classifyTransportError(error: NodeJS.ErrnoException): DeliveryErrorClas
 }
 
 /** Every address of this host's interfaces. */
-export function hostAddresses(): string[] {
+function hostAddresses(): string[] {
   return Object.values(networkInterfaces()).flatMap((list) =>
     (list ?? []).map((entry) => entry.address),
   );
 }
 
 /** The configured source IP when it is one of `addresses` (this host's). */
-export function localSourceAddress(
+function localSourceAddress(
   sourceIp: string | undefined,
   addresses: string[] = hostAddresses(),
 ): string | undefined {

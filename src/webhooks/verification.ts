@@ -29,7 +29,8 @@ import {
 } from "./verification-code.ts";
 
 export { verificationCodeAlphabet, verificationCodeLength };
-export const verificationCodeLifetimeMs = 60 * 60_000;
+
+const verificationCodeLifetimeMs = 60 * 60_000;
 export const verificationAttempts = 5;
 
 function codeHash(masterKey: MasterKey, endpointId: string, code: string): string {

@@ -27,7 +27,7 @@ const defaultServerUrl = "postgres://postgres@127.0.0.1:5432/test";
 const databasePrefix = "svc_test_";
 
 /** The URL of the PostgreSQL server the tests use (its maintenance database). */
-export function testPostgresServerUrl(): string {
+function testPostgresServerUrl(): string {
   const fromEnv = process.env.SVC_TEST_POSTGRES_URL;
   if (fromEnv) return fromEnv;
   const file = join(repoRoot, ".test-postgres-url");
@@ -108,7 +108,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
  * What a compiled binary or CLI run needs in its environment to use this run's engine: nothing
  * on SQLite (the data dir), a fresh database's URL on PostgreSQL.
  */
-export async function engineEnv(): Promise<Record<string, string>> {
+async function engineEnv(): Promise<Record<string, string>> {
   if (testEngine === "sqlite") return {};
   return { SVC_DATABASE_URL: (await createTestDatabase()).url };
 }

@@ -9,7 +9,7 @@ const addFormats = ((addFormatsPlugin as unknown as { default?: unknown }).defau
 
 type Json = Record<string, unknown>;
 
-export function pointerEscape(segment: string): string {
+function pointerEscape(segment: string): string {
   return segment.replaceAll("~", "~0").replaceAll("/", "~1");
 }
 

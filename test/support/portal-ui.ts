@@ -17,7 +17,7 @@ export async function press(viewport: Viewport, target: Locator) {
 }
 
 /** The page is no wider than the window (no sideways scrolling on a phone). */
-export async function expectFits(page: Page) {
+async function expectFits(page: Page) {
   const sizes = await page.evaluate(() => {
     const window_ = window.innerWidth;
     // What sticks out (elements, then text running out of its box), so a failure names it.

@@ -67,7 +67,7 @@ export const defaultEbBalances = {
 };
 
 /** The day the fixtures are written around (their dates lie in the days before it). */
-export const fixtureToday = "2026-01-15";
+const fixtureToday = "2026-01-15";
 
 /**
  * A copy of a fixture with every date moved so that `fixtureToday` becomes `today`: whole-string

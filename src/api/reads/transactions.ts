@@ -6,27 +6,9 @@
 // read in the primary key's order and joined: nothing is serialised or validated per row per
 // request. One query per page; its extra row says whether another page follows.
 import { and, desc, eq, gte, isNull, lte, or, sql } from "drizzle-orm";
-import type { TransactionStatus } from "../../db/schema.ts";
 import type { Db } from "../../db/store.ts";
 import type { DateWindow } from "../date-window.ts";
 import type { AccountReads } from "./accounts.ts";
-
-export interface TransactionView {
-  transaction_id: string;
-  account_id: string;
-  status: TransactionStatus;
-  amount: string;
-  currency: string;
-  booking_date: string;
-  value_date: string | null;
-  description: string;
-  counterparty_name: string | null;
-  merchant_name: string | null;
-  /** On a booked row that replaced a pending one: the pending row's id. */
-  pending_transaction_id: string | null;
-  /** On a pending row that has booked: the booked row's id (such rows are not served). */
-  booked_transaction_id: string | null;
-}
 
 /** Where a page ends: the last row served. */
 export interface TransactionPosition {

@@ -22,7 +22,7 @@ export type ImportDeps = Pick<Services, "db" | "clock" | "outbox">;
 /** A batch holds at most this many accounts ... */
 export const importBatchAccounts = 200;
 /** ... and stops growing once it holds this many transactions. */
-export const importBatchTransactions = 5_000;
+const importBatchTransactions = 5_000;
 
 /**
  * Marks a connection created by an import that has not announced it yet (its first batch is in,
@@ -50,7 +50,7 @@ export interface ImportOptions {
 }
 
 /** Accounts split into batches (a connection without accounts is one empty batch). */
-export function batchAccounts(accounts: AccountSnapshot[]): AccountSnapshot[][] {
+function batchAccounts(accounts: AccountSnapshot[]): AccountSnapshot[][] {
   const batches: AccountSnapshot[][] = [[]];
   let transactions = 0;
   for (const account of accounts) {

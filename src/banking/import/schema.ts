@@ -15,7 +15,7 @@ import {
 
 const name = (max: number) => z.string().trim().min(1, "must not be empty").max(max);
 
-export const importTransactionSchema = z
+const importTransactionSchema = z
   .object({
     id: externalIdSchema,
     status: z.enum(["booked", "pending"]),
@@ -32,7 +32,7 @@ export const importTransactionSchema = z
   })
   .strict();
 
-export const importBalanceSchema = z
+const importBalanceSchema = z
   .object({
     current: amountSchema,
     available: amountSchema.nullish(),
@@ -41,7 +41,7 @@ export const importBalanceSchema = z
   })
   .strict();
 
-export const importAccountSchema = z
+const importAccountSchema = z
   .object({
     id: externalIdSchema,
     name: name(200),
@@ -62,7 +62,7 @@ export const importAccountSchema = z
   })
   .strict();
 
-export const importConnectionSchema = z
+const importConnectionSchema = z
   .object({
     id: externalIdSchema,
     institution: name(200),

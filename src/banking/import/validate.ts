@@ -15,7 +15,7 @@ export interface ImportProblem {
 }
 
 /** How many problems are listed; the count says how many there were in all. */
-export const maxListedProblems = 100;
+const maxListedProblems = 100;
 
 export class ImportRejected extends ApiError {
   constructor(readonly problems: ImportProblem[]) {

@@ -30,7 +30,7 @@ export const simplefinBudget: RequestBudget = {
 };
 
 /** What a pull may read, most valuable first. */
-export const fetchPriority = ["balances", "recent_transactions", "history"] as const;
+const fetchPriority = ["balances", "recent_transactions", "history"] as const;
 export type FetchKind = (typeof fetchPriority)[number];
 
 export interface PullPlan {

@@ -3,7 +3,7 @@
 // to the connection's status. docs/providers.md carries the same table in words.
 import type { ConnectionStatus } from "../../db/schema.ts";
 
-export const providerErrorKinds = [
+const providerErrorKinds = [
   "consent_expired",
   "consent_revoked",
   "user_declined",

@@ -14,9 +14,9 @@ import { type Resolver, systemResolver } from "../../webhooks/resolver.ts";
 import { trustContext } from "../../webhooks/sender.ts";
 import { ProviderError } from "./errors.ts";
 
-export const providerTimeoutMs = 30_000;
+const providerTimeoutMs = 30_000;
 /** The largest provider answer we read (a page of transactions is far smaller). */
-export const maxProviderResponseBytes = 16 * 1024 * 1024;
+const maxProviderResponseBytes = 16 * 1024 * 1024;
 
 export interface ProviderHttpOptions {
   /** PEM file of extra CA certificates trusted in addition to the system roots. */
@@ -59,7 +59,7 @@ const redirectStatuses = new Set([301, 302, 303, 307, 308]);
  * Where a redirect answer leads, when it may be followed: https and the very same host and
  * port. Anything else is refused with a message that names hosts only.
  */
-export function redirectTarget(from: URL, location: string | undefined): URL {
+function redirectTarget(from: URL, location: string | undefined): URL {
   const target = location && URL.canParse(location, from) ? new URL(location, from) : undefined;
   if (!target)
     throw new ProviderError("unavailable", `${shownUrl(from)} redirected without a location`);

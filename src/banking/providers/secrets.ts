@@ -2,7 +2,7 @@
 // one purpose label, so these keys open nothing else sealed under the master key.
 import { createSecretBox, type SecretBox } from "../../crypto/secret-box.ts";
 
-export const providerSecretPurpose = "provider-secrets/v1";
+const providerSecretPurpose = "provider-secrets/v1";
 
 export function providerSecretBox(masterKey: Uint8Array): SecretBox {
   return createSecretBox(masterKey, providerSecretPurpose);

@@ -26,7 +26,7 @@ const minuteMs = 60_000;
  * After the connection is made the bank is deliberately busy: one transaction in every
  * five-minute slot, so each scheduled sync (default every 15 minutes) brings a few.
  */
-export const liveSlotMs = 5 * minuteMs;
+const liveSlotMs = 5 * minuteMs;
 /** Card payments show as pending until they book, at most this long after they happen. */
 export const maxBookingLagMs = 4 * dayMs;
 /** Live card payments book between 30 and 180 minutes after they happen. */
@@ -111,7 +111,7 @@ function previousMonthCardSpend(profile: SandboxProfile, day: number): number {
 }
 
 /** Everything scheduled or spent on one calendar day, for every account of the profile. */
-export function dailyItems(profile: SandboxProfile, day: number): SandboxItem[] {
+function dailyItems(profile: SandboxProfile, day: number): SandboxItem[] {
   const has = (code: SandboxAccountCode) => profile.accounts.some((a) => a.code === code);
   const start = dayStart(day).getTime();
   const date = dayStart(day);
@@ -238,7 +238,7 @@ export function dailyItems(profile: SandboxProfile, day: number): SandboxItem[] 
  * card payment, then the same amount coming back (a friend settling their half, a refund), so
  * balances keep moving without drifting away over months of syncs.
  */
-export function liveItem(profile: SandboxProfile, slot: number): SandboxItem {
+function liveItem(profile: SandboxProfile, slot: number): SandboxItem {
   const pair = randomStream(profile.seed, streams.live, Math.floor(slot / 2));
   const hasCard = profile.accounts.some((a) => a.code === "card");
   const account: SandboxAccountCode = hasCard && pair.chance(0.35) ? "card" : "cur";

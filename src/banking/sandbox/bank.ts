@@ -6,7 +6,7 @@ import { formatMinorUnits } from "../money.ts";
 import { activityBetween, balanceActivity, maxBookingLagMs, type SandboxItem } from "./activity.ts";
 import type { SandboxAccount, SandboxAccountCode, SandboxProfile } from "./profile.ts";
 
-export const sandboxCurrency = "EUR";
+const sandboxCurrency = "EUR";
 export const sandboxInstitution = "Svc Sandbox Bank";
 
 interface RawAmount {
@@ -55,7 +55,7 @@ export interface RawTransactionsPayload {
 }
 
 /** Thrown when asked about an account the connection does not carry. */
-export class SandboxBankError extends Error {
+class SandboxBankError extends Error {
   override name = "SandboxBankError";
 }
 

@@ -8,7 +8,7 @@ import { type Random, randomStream } from "./prng.ts";
 export const streams = { profile: 1, day: 2, live: 3, iban: 4 } as const;
 
 /** How far back the history reaches from the moment the connection is made. */
-export const historyDays = 90;
+const historyDays = 90;
 
 export type SandboxAccountCode = "cur" | "sav" | "card";
 

@@ -34,7 +34,7 @@ const simulatedSchema = z.object({
   ),
 });
 
-export const sandboxStateSchema = z.object({
+const sandboxStateSchema = z.object({
   seed: z
     .number()
     .int()
@@ -44,7 +44,7 @@ export const sandboxStateSchema = z.object({
   simulated: simulatedSchema.optional(),
 });
 
-export class SandboxProviderError extends Error {
+class SandboxProviderError extends Error {
   override name = "SandboxProviderError";
 }
 

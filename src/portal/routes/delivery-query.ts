@@ -28,7 +28,7 @@ export const accountDeliveryLogQuery = deliveryLogQuery.extend({
   endpoint: id("an endpoint").optional(),
 });
 
-export const defaultDeliveryPageSize = 50;
+const defaultDeliveryPageSize = 50;
 
 /** The feature's filter from a parsed query (limit defaulted). */
 export function deliveryFilterOf(

@@ -16,7 +16,7 @@ import {
 } from "./transform.ts";
 
 /** A safety stop: a bank that keeps sending continuation keys is not followed forever. */
-export const maxTransactionPages = 200;
+const maxTransactionPages = 200;
 
 const errorBody = z
   .object({

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { ProviderError } from "../errors.ts";
 
 /** A token lives this long; a fresh one is made well before it runs out. */
-export const jwtLifetimeSeconds = 300;
+const jwtLifetimeSeconds = 300;
 
 export interface EnableBankingSigner {
   /** A bearer token valid from `nowMs` for jwtLifetimeSeconds. */

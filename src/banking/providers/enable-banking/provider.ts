@@ -23,7 +23,7 @@ export const enableBankingStateSchema = z.object({
 });
 export type EnableBankingState = z.infer<typeof enableBankingStateSchema>;
 
-export function parseEnableBankingState(state: unknown): EnableBankingState {
+function parseEnableBankingState(state: unknown): EnableBankingState {
   const parsed = enableBankingStateSchema.safeParse(state);
   if (!parsed.success)
     throw new ProviderError("bad_config", "the connection has no Enable Banking accounts recorded");

@@ -60,7 +60,6 @@ const transactionSchema = z.object({
   debtor: party,
   remittance_information: z.array(loose).nullish().catch(null),
 });
-export type EbTransaction = z.infer<typeof transactionSchema>;
 
 /** A page: each row is checked on its own (a malformed row is skipped, not the page). */
 export const ebTransactionsPageSchema = z.object({
@@ -192,7 +191,7 @@ const notMoneyMovement = new Set(["CNCL", "RJCT", "SCHD", "OTHR", "INFO"]);
  * Signed amount: the direction comes from the indicator (DBIT is money out, negative) and the
  * magnitude from the amount, whatever sign the bank wrote on it.
  */
-export function signedAmount(amount: string, indicator: "CRDT" | "DBIT", currency: string): string {
+function signedAmount(amount: string, indicator: "CRDT" | "DBIT", currency: string): string {
   const magnitude = amount.replace(/^[+-]/, "");
   return normalizeAmount(indicator === "DBIT" ? `-${magnitude}` : magnitude, currency);
 }

@@ -6,7 +6,7 @@ import { jsonBody, type ProviderHttp, type ProviderResponse, shownUrl } from "..
 import { parseAccountSet, type SimplefinAccountSet } from "./transform.ts";
 
 /** Redirects followed from the Bridge (same host, https, address guard on each hop). */
-export const maxBridgeRedirects = 3;
+const maxBridgeRedirects = 3;
 
 /** Decodes a setup token into its claim URL, or says plainly why it is not one. */
 export function claimUrlFromSetupToken(token: string): URL {
@@ -44,7 +44,7 @@ function httpError(response: ProviderResponse, what: string, nowMs: number): Pro
 }
 
 /** The protocol version every read asks for (the `version` query parameter). */
-export const simplefinProtocolVersion = "1";
+const simplefinProtocolVersion = "1";
 
 export interface SimplefinClient {
   /** Claims the token (once) and returns the access URL. */

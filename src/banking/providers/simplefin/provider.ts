@@ -17,7 +17,7 @@ import {
 } from "./transform.ts";
 
 /** How far back the first read reaches (the Bridge keeps about 90 days). */
-export const simplefinHistoryDays = 90;
+const simplefinHistoryDays = 90;
 
 export function createSimplefinProvider(deps: {
   client: SimplefinClient;

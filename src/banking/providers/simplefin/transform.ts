@@ -45,7 +45,7 @@ const errEntry = z
   .partial();
 
 /** The set as read: accounts and error entries are checked one by one. */
-export const accountSetSchema = z.object({
+const accountSetSchema = z.object({
   errors: z.array(loose).nullish(),
   errlist: z.array(loose).nullish(),
   accounts: z.array(loose).nullish(),
