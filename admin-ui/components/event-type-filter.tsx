@@ -3,22 +3,22 @@
 // refused here, before the server would refuse it. webhook.verify and webhook.test are not
 // listed: they always reach the endpoint.
 import { useEffect, useState } from "preact/hooks";
+import type { AccountEventType } from "../../src/webhooks/event-types.ts";
 import { api } from "../api.ts";
 import type { EndpointView } from "../types.ts";
 import { ActionButton } from "./ui.tsx";
 
-/** The account event types (src/webhooks/event-types.ts; listed here so no server code is bundled). */
-const accountEventTypes = [
-  "account.transactions.available",
-  "account.balance.updated",
-  "connection.status.changed",
-] as const;
-
-const descriptions: Record<(typeof accountEventTypes)[number], string> = {
+// What each account event type means to the owner. Keyed by the server's AccountEventType, so
+// the compiler refuses a type missing here or one the server does not have; only the type is
+// imported, so no server code is bundled.
+const descriptions: Record<AccountEventType, string> = {
   "account.transactions.available": "new transactions were fetched",
   "account.balance.updated": "a balance was refreshed",
   "connection.status.changed": "a bank connection changed state",
 };
+
+/** The account event types, in the order above. */
+const accountEventTypes = Object.keys(descriptions) as AccountEventType[];
 
 export function EventTypeFilter(props: {
   endpoint: EndpointView;
