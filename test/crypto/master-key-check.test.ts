@@ -11,12 +11,14 @@ const services = await createTestServices();
 afterAll(() => services.database.close());
 
 describe("the master key's check value", () => {
-  test("a second process with the same key opens the database", async () => {
+  test("a second process with the same key opens the database and finds its own key's check value stored", async () => {
     const again = await openServices(services.config, {
       log: silentLogger,
       env: { SVC_MASTER_KEY: testMasterKeyHex },
     });
+    const stored = await again.db.select().from(again.db.t.instanceMeta);
     await again.database.close();
+    expect(stored.map((row) => row.value)).toContain(masterKeyCheckValue(again.masterKey));
   });
 
   test("a process with another key refuses to start, naming where its key came from", async () => {
