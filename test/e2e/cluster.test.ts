@@ -6,17 +6,18 @@
 // others as soon as they see it gone).
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { loadConfig } from "../../src/config.ts";
-import { silentLogger } from "../../src/log.ts";
-import { openServices, type Services } from "../../src/services.ts";
+import type { Services } from "../../src/services.ts";
 import { recordAccountEvents } from "../../src/webhooks/events.ts";
-import { compiledBinary, runBinary, type StartedBinary, startBinary } from "../support/binary.ts";
-import { engineEnvFor, testEngine } from "../support/engine.ts";
+import { type StartedBinary, startBinary } from "../support/binary.ts";
+import {
+  binarySvc,
+  deliveringBinary,
+  openWriter,
+  verifiedEndpointThroughCli,
+} from "../support/cli-setup.ts";
+import { testEngine } from "../support/engine.ts";
 import { startReceiver } from "../support/receiver.ts";
-import { makeTempDir } from "../support/temp.ts";
 import { waitUntil } from "../support/wait.ts";
-import { lastVerificationCode, testCertificates } from "../support/webhooks.ts";
 
 const burst = 400;
 const secondBurst = 400;
@@ -46,15 +47,10 @@ async function writeEvents(writer: Services, owner: string, count: number, from:
 
 describe(`three serving processes on one ${testEngine} database`, () => {
   test("a burst is delivered once each; after one process is killed every event still arrives, duplicates only for its sends under way", async () => {
-    const binary = await compiledBinary();
-    const { pki, cert } = await testCertificates();
-    const cwd = makeTempDir("svc-cluster");
-    const env = {
-      SVC_UNSAFE_ALLOW_PRIVATE_TARGETS: "true",
-      SVC_DELIVERY_CA_FILE: pki.caFile,
+    const { binary, cert, cwd, env } = await deliveringBinary("svc-cluster", {
       SVC_LOG_LEVEL: "warn",
       SVC_DELIVERY_CONCURRENCY: String(concurrency),
-    };
+    });
     const received = new Map<string, number>();
     const receiver = startReceiver(cert, async (request) => {
       const event = JSON.parse(request.body) as { id: string; type: string };
@@ -64,24 +60,16 @@ describe(`three serving processes on one ${testEngine} database`, () => {
       await Bun.sleep(5);
       return new Response(null, { status: 200 });
     });
-    const svc = async (...argv: string[]) => {
-      const run = await runBinary(binary, [...argv, "--json"], cwd, env);
-      return { ...run, json: <T>() => JSON.parse(run.stdout) as T };
-    };
+    const svc = binarySvc(binary, cwd, env);
     const servers: StartedBinary[] = [];
     let writer: Services | undefined;
     try {
-      expect((await svc("migrate")).code).toBe(0);
-      const owner = (await svc("accounts", "create", "--email", "owner@example.com")).json<{
-        id: string;
-      }>().id;
-      const endpointId = (
-        await svc("endpoints", "add", "--account", owner, "--url", receiver.url("/hooks"))
-      ).json<{ endpoint: { id: string } }>().endpoint.id;
-      expect((await svc("endpoints", "send-code", endpointId)).code).toBe(0);
-      expect(
-        (await svc("endpoints", "verify", endpointId, lastVerificationCode(receiver))).code,
-      ).toBe(0);
+      const { accountId: owner } = await verifiedEndpointThroughCli(
+        svc,
+        receiver,
+        "owner@example.com",
+        receiver.url("/hooks"),
+      );
 
       // Three serving processes: three instances (PostgreSQL) or three workers (SQLite).
       if (testEngine === "postgres") {
@@ -89,10 +77,7 @@ describe(`three serving processes on one ${testEngine} database`, () => {
       } else {
         servers.push(await startBinary(binary, { cwd, env, args: ["--workers", "3"] }));
       }
-      writer = await openServices(
-        loadConfig({ env: await engineEnvFor(cwd), cwd, flags: { dataDir: join(cwd, "data") } }),
-        { log: silentLogger },
-      );
+      writer = await openWriter(cwd);
 
       await writeEvents(writer, owner, burst, 0);
       await waitUntil(() => received.size === burst, `${burst} deliveries`, 60_000);

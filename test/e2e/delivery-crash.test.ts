@@ -2,17 +2,15 @@
 // binary is killed with SIGKILL while deliveries are in flight and pending; after a restart
 // every event reaches the receiver.
 import { describe, expect, test } from "bun:test";
-import { join } from "node:path";
-import { loadConfig } from "../../src/config.ts";
-import { silentLogger } from "../../src/log.ts";
-import { openServices } from "../../src/services.ts";
 import { recordAccountEvent } from "../../src/webhooks/events.ts";
-import { compiledBinary, startBinary } from "../support/binary.ts";
-import { runSvc } from "../support/cli.ts";
-import { engineEnvFor } from "../support/engine.ts";
+import { startBinary } from "../support/binary.ts";
+import {
+  deliveringBinary,
+  inProcessSvc,
+  openWriter,
+  verifiedEndpointThroughCli,
+} from "../support/cli-setup.ts";
 import { neverAnswer, startReceiver } from "../support/receiver.ts";
-import { makeTempDir } from "../support/temp.ts";
-import { lastVerificationCode, testCertificates } from "../support/webhooks.ts";
 
 const eventCount = 30;
 
@@ -22,10 +20,7 @@ const eventCount = 30;
  * the moment a live server could send it (readiness, or the kill).
  */
 async function killWithSendsInFlight(mode: "restart" | "survivor") {
-  const binary = await compiledBinary();
-  const { pki, cert } = await testCertificates();
-  const cwd = makeTempDir("svc-crash");
-  const env = { SVC_UNSAFE_ALLOW_PRIVATE_TARGETS: "true", SVC_DELIVERY_CA_FILE: pki.caFile };
+  const { binary, cert, cwd, env } = await deliveringBinary("svc-crash");
 
   // Phase 1 the receiver accepts verification but holds every account event unanswered.
   let healthy = false;
@@ -38,26 +33,17 @@ async function killWithSendsInFlight(mode: "restart" | "survivor") {
     return new Response(null, { status: 200 });
   });
   try {
-    const svc = (...argv: string[]) => runSvc([...argv, "--json"], { cwd, env });
-    // Only serve, setup and migrate create a data dir; other commands refuse a missing one.
-    expect((await svc("migrate")).code).toBe(0);
-    const accountId = (await svc("accounts", "create", "--email", "crash@example.com")).json<{
-      id: string;
-    }>().id;
-    const endpointId = (
-      await svc("endpoints", "add", "--account", accountId, "--url", receiver.url("/crash"))
-    ).json<{ endpoint: { id: string } }>().endpoint.id;
-    expect((await svc("endpoints", "send-code", endpointId)).code).toBe(0);
-    expect(
-      (await svc("endpoints", "verify", endpointId, lastVerificationCode(receiver))).code,
-    ).toBe(0);
+    const svc = inProcessSvc(cwd, env);
+    const { accountId, endpointId } = await verifiedEndpointThroughCli(
+      svc,
+      receiver,
+      "crash@example.com",
+      receiver.url("/crash"),
+    );
 
     const first = await startBinary(binary, { cwd, env });
     // Another process (like `svc sync`) writes the events; the server's tick picks them up.
-    const writer = await openServices(
-      loadConfig({ env: await engineEnvFor(cwd), cwd, flags: { dataDir: join(cwd, "data") } }),
-      { log: silentLogger },
-    );
+    const writer = await openWriter(cwd);
     const eventIds = await writer.db.write(async (tx) => {
       const ids: string[] = [];
       for (let i = 0; i < eventCount; i++) {

@@ -5,16 +5,16 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { loadConfig } from "../../src/config.ts";
-import { silentLogger } from "../../src/log.ts";
-import { openServices } from "../../src/services.ts";
 import { listDeliveries } from "../../src/webhooks/delivery-log.ts";
 import { recordAccountEvents } from "../../src/webhooks/events.ts";
-import { compiledBinary, runBinary, startBinary } from "../support/binary.ts";
-import { engineEnvFor } from "../support/engine.ts";
+import { startBinary } from "../support/binary.ts";
+import {
+  binarySvc,
+  deliveringBinary,
+  openWriter,
+  verifiedEndpointThroughCli,
+} from "../support/cli-setup.ts";
 import { startReceiver } from "../support/receiver.ts";
-import { makeTempDir } from "../support/temp.ts";
-import { lastVerificationCode, testCertificates } from "../support/webhooks.ts";
 
 const importedAccounts = 20_000;
 const backlogEvents = 600;
@@ -53,14 +53,9 @@ function percentile(values: number[], p: number): number {
 
 describe("svc import beside a delivering server", () => {
   test(`an import of ${importedAccounts} accounts: /healthz p99 under 100 ms, no lock errors, no duplicates, attempt durations as the receiver saw them`, async () => {
-    const binary = await compiledBinary();
-    const { pki, cert } = await testCertificates();
-    const cwd = makeTempDir("svc-import-beside");
-    const env = {
-      SVC_UNSAFE_ALLOW_PRIVATE_TARGETS: "true",
-      SVC_DELIVERY_CA_FILE: pki.caFile,
+    const { binary, cert, cwd, env } = await deliveringBinary("svc-import-beside", {
       SVC_LOG_LEVEL: "warn",
-    };
+    });
     const received = new Map<string, number>();
     const receiver = startReceiver(cert, async (request) => {
       const event = JSON.parse(request.body) as { id: string; type: string };
@@ -69,35 +64,23 @@ describe("svc import beside a delivering server", () => {
       await Bun.sleep(receiverDelayMs);
       return new Response(null, { status: 200 });
     });
-    const svc = async (...argv: string[]) => {
-      const run = await runBinary(binary, [...argv, "--json"], cwd, env);
-      return { ...run, json: <T>() => JSON.parse(run.stdout) as T };
-    };
+    const svc = binarySvc(binary, cwd, env);
     try {
-      // Only serve, setup and migrate create a data dir.
-      expect((await svc("migrate")).code).toBe(0);
-      const owner = (await svc("accounts", "create", "--email", "owner@example.com")).json<{
-        id: string;
-      }>().id;
+      const { accountId: owner, endpointId } = await verifiedEndpointThroughCli(
+        svc,
+        receiver,
+        "owner@example.com",
+        receiver.url("/hooks"),
+      );
       const bulk = (await svc("accounts", "create", "--email", "bulk@example.com")).json<{
         id: string;
       }>().id;
-      const endpointId = (
-        await svc("endpoints", "add", "--account", owner, "--url", receiver.url("/hooks"))
-      ).json<{ endpoint: { id: string } }>().endpoint.id;
-      expect((await svc("endpoints", "send-code", endpointId)).code).toBe(0);
-      expect(
-        (await svc("endpoints", "verify", endpointId, lastVerificationCode(receiver))).code,
-      ).toBe(0);
       const file = join(cwd, "bulk.json");
       importDocument(file);
 
       const server = await startBinary(binary, { cwd, env });
       // The backlog, written by another process as `svc sync` would.
-      const writer = await openServices(
-        loadConfig({ env: await engineEnvFor(cwd), cwd, flags: { dataDir: join(cwd, "data") } }),
-        { log: silentLogger },
-      );
+      const writer = await openWriter(cwd);
       await writer.db.write((tx) =>
         recordAccountEvents(
           tx,

@@ -1,37 +1,20 @@
 // The portal's ordinary pages leave the browser console clean: no request of a page the user
 // merely opens answers 401 or 404 (a signed-out visitor is shown the sign-in form without a
 // refused request, and no page asks for a resource that does not exist), and no script error.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Browser, Page } from "playwright-core";
+import { describe, expect, test } from "bun:test";
+import type { Page } from "playwright-core";
 import { operatorRoutes, ownerRoutes } from "../../admin-ui/routes.ts";
-import { compiledBinary, type StartedBinary, startBinary } from "../support/binary.ts";
 import {
   createOwner,
   freshPage,
-  launchChromium,
   ownerPassword,
+  portalSuite,
   signIn,
   svcJson,
   viewports,
 } from "../support/portal-ui.ts";
-import { makeTempDir } from "../support/temp.ts";
 
-let binary: string;
-let cwd: string;
-let server: StartedBinary;
-let browser: Browser;
-
-beforeAll(async () => {
-  binary = await compiledBinary();
-  cwd = makeTempDir("svc-console");
-  server = await startBinary(binary, { cwd, env: { SVC_LOG_LEVEL: "warn" } });
-  browser = await launchChromium();
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const suite = portalSuite("svc-console");
 
 /** Console errors and refused requests (4xx/5xx) of what the page did, as lines. */
 function watch(page: Page): string[] {
@@ -51,10 +34,10 @@ const viewport = viewports[0];
 
 describe("the browser console on ordinary pages", () => {
   test("signed out: opening the portal shows the sign-in form with no refused request or console error", async () => {
-    const { context, page } = await freshPage(browser, viewport);
+    const { context, page } = await freshPage(suite.browser, viewport);
     try {
       const seen = watch(page);
-      await page.goto(`${server.baseUrl}/#/keys`);
+      await page.goto(`${suite.server.baseUrl}/#/keys`);
       await page.getByRole("heading", { name: "Sign in to Svc" }).waitFor();
       await page.waitForLoadState("networkidle");
       expect(seen).toEqual([]);
@@ -69,17 +52,17 @@ describe("the browser console on ordinary pages", () => {
   ] as const)(
     "signed in as %s: every page of the route table opens without a refused request or console error",
     async (_who, flags, routes) => {
-      const { email, accountId } = await createOwner(binary, cwd, [...flags]);
+      const { email, accountId } = await createOwner(suite.binary, suite.cwd, [...flags]);
       // A connection and an endpoint id for the detail page.
-      await svcJson(binary, cwd, ["sandbox", "connect", "--account", accountId]);
-      const { context, page } = await freshPage(browser, viewport);
+      await svcJson(suite.binary, suite.cwd, ["sandbox", "connect", "--account", accountId]);
+      const { context, page } = await freshPage(suite.browser, viewport);
       try {
         const seen = watch(page);
-        await signIn(page, server, email, ownerPassword);
+        await signIn(page, suite.server, email, ownerPassword);
         await page.getByRole("heading", { name: "Overview" }).waitFor();
         for (const route of routes) {
           if (route.includes(":")) continue;
-          await page.goto(`${server.baseUrl}/#${route}`);
+          await page.goto(`${suite.server.baseUrl}/#${route}`);
           await page.getByRole("heading", { level: 1 }).first().waitFor();
           await page.waitForLoadState("networkidle");
         }

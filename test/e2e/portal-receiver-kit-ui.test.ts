@@ -2,19 +2,17 @@
 // compiled binary, at desktop and phone sizes: the quick start leads to it, the navigation and
 // the webhooks page link it, and each file is shown, copied and downloaded exactly as it is in
 // examples/receiver (the binary has no examples/ folder: the texts are inlined at build time).
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser } from "playwright-core";
 import { receiverKitFiles } from "../../admin-ui/receiver-kit/files.ts";
-import { compiledBinary, type StartedBinary, startBinary } from "../support/binary.ts";
 import {
   createOwner,
   expectAccessible,
   freshPage,
-  launchChromium,
   openNav,
   ownerPassword,
+  portalSuite,
   shot,
   signIn,
   viewports,
@@ -24,30 +22,15 @@ import { makeTempDir } from "../support/temp.ts";
 setDefaultTimeout(120_000);
 
 const kitDir = join(import.meta.dir, "../../examples/receiver");
-let binary: string;
-let cwd: string;
-let server: StartedBinary;
-let browser: Browser;
-
-beforeAll(async () => {
-  binary = await compiledBinary();
-  cwd = makeTempDir("svc-receiver-kit-ui");
-  server = await startBinary(binary, { cwd, env: { SVC_LOG_LEVEL: "warn" } });
-  browser = await launchChromium();
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  if (server) expect(await server.stop()).toBe(0);
-});
+const suite = portalSuite("svc-receiver-kit-ui");
 
 for (const viewport of viewports) {
   describe(`receiver kit at ${viewport.name} size (${viewport.width}px)`, () => {
     test("the quick start links the kit; each file is shown, copied and downloaded exactly as in examples/receiver", async () => {
-      const owner = await createOwner(binary, cwd);
-      const { context, page } = await freshPage(browser, viewport);
+      const owner = await createOwner(suite.binary, suite.cwd);
+      const { context, page } = await freshPage(suite.browser, viewport);
       try {
-        await signIn(page, server, owner.email, ownerPassword);
+        await signIn(page, suite.server, owner.email, ownerPassword);
         const quick = page.getByTestId("quick-start");
         await quick.getByRole("link", { name: "receiver kit" }).click();
         await page.getByRole("heading", { level: 1, name: "Receiver kit" }).waitFor();
@@ -90,10 +73,10 @@ for (const viewport of viewports) {
     });
 
     test("the navigation and the webhooks page lead to the kit", async () => {
-      const owner = await createOwner(binary, cwd);
-      const { context, page } = await freshPage(browser, viewport);
+      const owner = await createOwner(suite.binary, suite.cwd);
+      const { context, page } = await freshPage(suite.browser, viewport);
       try {
-        await signIn(page, server, owner.email, ownerPassword);
+        await signIn(page, suite.server, owner.email, ownerPassword);
         await page.getByRole("heading", { name: "Overview" }).waitFor();
         await openNav(page, "Webhooks");
         await page.getByRole("heading", { level: 1, name: "Webhook endpoints" }).waitFor();

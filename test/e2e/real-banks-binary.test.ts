@@ -4,16 +4,12 @@
 // recovery and removal (which ends the Enable Banking session at the provider); a callback
 // without proof of its starter attaches nothing; a SimpleFIN bank survives a failed first read.
 import { describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { createServiceAccount } from "../../src/accounts/service-accounts.ts";
-import { loadConfig } from "../../src/config.ts";
-import { silentLogger } from "../../src/log.ts";
-import { openServices, type Services } from "../../src/services.ts";
-import { compiledBinary, runBinary, startBinary } from "../support/binary.ts";
-import { type EnableBankingStub, startEnableBankingStub } from "../support/enable-banking-stub.ts";
-import { engineEnvFor } from "../support/engine.ts";
-import { createTestPki, type TestPki } from "../support/pki.ts";
+import { compiledBinary, startBinary } from "../support/binary.ts";
+import { binarySvc, type JsonSvc, openWriter } from "../support/cli-setup.ts";
+import { startEnableBankingStub } from "../support/enable-banking-stub.ts";
+import { createTestPki } from "../support/pki.ts";
 import { portalClient, testPassword } from "../support/portal.ts";
 import {
   defaultEbAccount,
@@ -25,11 +21,21 @@ import {
 import { startSimplefinStub } from "../support/simplefin-stub.ts";
 import { makeTempDir } from "../support/temp.ts";
 
-/** The served binary configured for the stubs, its CLI, and a writer on its database. */
+/** Both provider stubs over real HTTPS (a throwaway CA), and the compiled binary to serve. */
+async function startStubs() {
+  const binary = await compiledBinary();
+  const pki = await createTestPki();
+  const eb = await startEnableBankingStub({ pki });
+  const sf = await startSimplefinStub(pki);
+  return { binary, pki, eb, sf };
+}
+
+/**
+ * The served binary configured for the stubs, its CLI, a writer on its database, and `stop`,
+ * which closes the writer and stops the server and both stubs.
+ */
 async function serviceBesideStubs(
-  binary: string,
-  pki: TestPki,
-  eb: EnableBankingStub,
+  { binary, pki, eb, sf }: Awaited<ReturnType<typeof startStubs>>,
   extraEnv: Record<string, string> = {},
 ) {
   const cwd = makeTempDir("svc-real-banks");
@@ -41,15 +47,9 @@ async function serviceBesideStubs(
     SVC_ENABLE_BANKING_API_URL: eb.url,
     ...extraEnv,
   };
-  const svc = async (...argv: string[]) => {
-    const run = await runBinary(binary, [...argv, "--json"], cwd, env);
-    return { ...run, json: <T>() => JSON.parse(run.stdout) as T };
-  };
+  const svc = binarySvc(binary, cwd, env);
   const server = await startBinary(binary, { cwd, env });
-  const writer = await openServices(
-    loadConfig({ env: await engineEnvFor(cwd), cwd, flags: { dataDir: join(cwd, "data") } }),
-    { log: silentLogger },
-  );
+  const writer = await openWriter(cwd);
   /** As if the budget's waiting time had passed (the binary runs on the real clock). */
   const budgetPassed = (connectionId: string) =>
     writer.db.write((tx) =>
@@ -58,30 +58,59 @@ async function serviceBesideStubs(
         .set({ nextPullAt: null })
         .where(eq(tx.t.connections.id, connectionId)),
     );
-  return { svc, server, writer, budgetPassed };
+  const stop = async () => {
+    await writer.database.close();
+    await server.stop();
+    eb.stop();
+    sf.stop();
+  };
+  return { svc, server, writer, budgetPassed, stop };
 }
 
-/** An account whose owner is signed in to the served portal: its id and the session cookie. */
+/**
+ * An account whose owner is signed in to the served portal (its id and the session cookie), and
+ * a GET of the read API with an API key of the account made through the CLI.
+ */
 async function signedInOwner(
-  writer: Services,
-  baseUrl: string,
+  { svc, server, writer }: Awaited<ReturnType<typeof serviceBesideStubs>>,
   email: string,
-): Promise<{ account: string; cookie: string }> {
+) {
   const owner = await createServiceAccount(writer.db, writer.clock, {
     email,
     password: testPassword,
   });
-  const portal = portalClient(baseUrl);
+  const portal = portalClient(server.baseUrl);
   await portal.request("POST", "/session", { email, password: testPassword });
-  return { account: owner.account.id, cookie: portal.cookie ?? "" };
+  const account = owner.account.id;
+  const key = (await svc("keys", "create", "--account", account)).json<{ key: string }>().key;
+  const api = async <T>(path: string) =>
+    (await (
+      await fetch(`${server.baseUrl}/v1${path}`, { headers: { Authorization: `Bearer ${key}` } })
+    ).json()) as T;
+  return { account, cookie: portal.cookie ?? "", api };
+}
+
+/** `svc connect enable-banking` at the stub's bank (it must exit 0): the link and its authorisation. */
+async function startEnableBankingLink(svc: JsonSvc, account: string) {
+  const started = await svc(
+    "connect",
+    "enable-banking",
+    "--account",
+    account,
+    "--country",
+    "FI",
+    "--bank",
+    "Stub Bank",
+  );
+  expect(started.code).toBe(0);
+  const start = started.json<{ connection_id: string; url: string }>();
+  return { start, authorizationId: new URL(start.url).searchParams.get("id") ?? "" };
 }
 
 describe("real banks through the compiled binary", () => {
   test("link (an unbound callback attaches nothing), first sync, a SimpleFIN first read that fails, events, read API, consent expiry and Renew keeping every id, error recovery, removal", async () => {
-    const binary = await compiledBinary();
-    const pki = await createTestPki();
-    const eb = await startEnableBankingStub({ pki });
-    const sf = await startSimplefinStub(pki);
+    const stubs = await startStubs();
+    const { eb, sf } = stubs;
     eb.sessionScopedUids = true;
     eb.accounts.push({
       uid: "eb-acc-1",
@@ -108,38 +137,18 @@ describe("real banks through the compiled binary", () => {
         { id: "sf-t1", posted: nowSeconds - 86_400, amount: "-20.00", description: "Groceries" },
       ],
     });
-    const { svc, server, writer, budgetPassed } = await serviceBesideStubs(binary, pki, eb, {
-      SVC_LOG_LEVEL: "info",
-    });
+    const service = await serviceBesideStubs(stubs, { SVC_LOG_LEVEL: "info" });
+    const { svc, server, budgetPassed } = service;
     try {
       const providers = await svc("providers");
       expect(providers.json<{ name: string; configured: boolean }[]>()).toContainEqual(
         expect.objectContaining({ name: "enable_banking", configured: true }),
       );
       // The owner signs in: a link started from the CLI is finished by the owner's browser.
-      const { account, cookie } = await signedInOwner(writer, server.baseUrl, "owner@example.com");
-      const key = (await svc("keys", "create", "--account", account)).json<{ key: string }>().key;
-      const api = async <T>(path: string) =>
-        (await (
-          await fetch(`${server.baseUrl}/v1${path}`, {
-            headers: { Authorization: `Bearer ${key}` },
-          })
-        ).json()) as T;
+      const { account, cookie, api } = await signedInOwner(service, "owner@example.com");
 
       // Enable Banking: the CLI prints the bank's URL; the bank sends the user to the callback.
-      const started = await svc(
-        "connect",
-        "enable-banking",
-        "--account",
-        account,
-        "--country",
-        "FI",
-        "--bank",
-        "Stub Bank",
-      );
-      expect(started.code).toBe(0);
-      const start = started.json<{ connection_id: string; url: string }>();
-      const authorizationId = new URL(start.url).searchParams.get("id") ?? "";
+      const { start, authorizationId } = await startEnableBankingLink(svc, account);
       const callbackQuery = `state=${encodeURIComponent(eb.lastState)}&code=${eb.approve(authorizationId)}`;
       // Without proof of who may finish it (a link started from the CLI: the owner or an
       // operator signed in), the callback attaches nothing and asks to sign in.
@@ -286,18 +295,13 @@ describe("real banks through the compiled binary", () => {
         expect(logs).not.toContain(secret);
       }
     } finally {
-      await writer.database.close();
-      await server.stop();
-      eb.stop();
-      sf.stop();
+      await service.stop();
     }
   }, 240_000);
 
   test("the documented provider shapes: link and sync through the HTTPS stubs, the connection stays linked, ids stay one per transaction", async () => {
-    const binary = await compiledBinary();
-    const pki = await createTestPki();
-    const eb = await startEnableBankingStub({ pki });
-    const sf = await startSimplefinStub(pki);
+    const stubs = await startStubs();
+    const { eb, sf } = stubs;
     const today = new Date().toISOString().slice(0, 10);
     // One account per Enable Banking shape, in one session; the shape's name is the account's
     // name where the shape does not test names.
@@ -324,35 +328,17 @@ describe("real banks through the compiled binary", () => {
       sfShape("errors-with-accounts"),
       sfShape("credit-card-negative-balance"),
     );
-    const { svc, server, writer, budgetPassed } = await serviceBesideStubs(binary, pki, eb);
+    const service = await serviceBesideStubs(stubs);
+    const { svc, server, budgetPassed } = service;
     try {
       // The owner signs in: a link started from the CLI is finished by the owner's browser.
-      const { account, cookie } = await signedInOwner(writer, server.baseUrl, "shapes@example.com");
-      const key = (await svc("keys", "create", "--account", account)).json<{ key: string }>().key;
-      const api = async <T>(path: string) =>
-        (await (
-          await fetch(`${server.baseUrl}/v1${path}`, {
-            headers: { Authorization: `Bearer ${key}` },
-          })
-        ).json()) as T;
+      const { account, cookie, api } = await signedInOwner(service, "shapes@example.com");
       type Connection = { id: string; status: string; notice: string | null };
       const connectionsNow = async () =>
         (await svc("connections", "list", "--account", account)).json<Connection[]>();
 
       // Enable Banking: the session lists every shape's accounts; the link's first sync reads 0.
-      const started = (
-        await svc(
-          "connect",
-          "enable-banking",
-          "--account",
-          account,
-          "--country",
-          "FI",
-          "--bank",
-          "Stub Bank",
-        )
-      ).json<{ connection_id: string; url: string }>();
-      const authorizationId = new URL(started.url).searchParams.get("id") ?? "";
+      const { start: started, authorizationId } = await startEnableBankingLink(svc, account);
       const page = await fetch(
         `${server.baseUrl}/connect/callback?state=${encodeURIComponent(eb.lastState)}&code=${eb.approve(authorizationId)}`,
         { headers: { Cookie: cookie } },
@@ -441,10 +427,7 @@ describe("real banks through the compiled binary", () => {
         sf.calls.filter((c) => c.includes("/accounts?")).every((c) => c.includes("version=1")),
       ).toBe(true);
     } finally {
-      await writer.database.close();
-      await server.stop();
-      eb.stop();
-      sf.stop();
+      await service.stop();
     }
   }, 240_000);
 });

@@ -5,21 +5,20 @@
 // paced steps, while two serving processes share the database; one is restarted mid-recovery
 // and nothing arrives twice. Then the one-at-a-time rule and the daily limit answer 409 and 429.
 import { describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { and, asc, eq, gte, isNotNull } from "drizzle-orm";
-import { loadConfig } from "../../src/config.ts";
-import { silentLogger } from "../../src/log.ts";
-import { openServices, type Services } from "../../src/services.ts";
+import type { Services } from "../../src/services.ts";
 import { recordAccountEvents } from "../../src/webhooks/events.ts";
 import { recoveriesPerDay, recoveryPacePerSecond } from "../../src/webhooks/recovery.ts";
-import { compiledBinary, type StartedBinary, startBinary } from "../support/binary.ts";
-import { runSvc } from "../support/cli.ts";
-import { engineEnvFor } from "../support/engine.ts";
+import { type StartedBinary, startBinary } from "../support/binary.ts";
+import {
+  deliveringBinary,
+  inProcessSvc,
+  openWriter,
+  verifiedEndpointThroughCli,
+} from "../support/cli-setup.ts";
 import { startReceiver } from "../support/receiver.ts";
-import { makeTempDir } from "../support/temp.ts";
 import { waitUntil } from "../support/wait.ts";
 import { verifyWebhook } from "../support/webhook-verifier.ts";
-import { lastVerificationCode, testCertificates } from "../support/webhooks.ts";
 
 const bankAccountId = "5b0c1f7e-8f2a-4d59-9a51-0d6f3c2b1a90";
 
@@ -50,14 +49,9 @@ interface Recovery {
 
 describe("recover with the compiled binary", () => {
   test("re-sends only the window's failed deliveries, verified with the current secret, paced, once each across two processes and a restart; 409 while one runs, 429 past the daily limit", async () => {
-    const binary = await compiledBinary();
-    const { pki, cert } = await testCertificates();
-    const cwd = makeTempDir("svc-recover");
-    const env = {
-      SVC_UNSAFE_ALLOW_PRIVATE_TARGETS: "true",
-      SVC_DELIVERY_CA_FILE: pki.caFile,
+    const { binary, cert, cwd, env } = await deliveringBinary("svc-recover", {
       SVC_LOG_LEVEL: "warn",
-    };
+    });
     let healthy = false;
     const receiver = startReceiver(cert, (req) => {
       const type = JSON.parse(req.body).type;
@@ -67,21 +61,14 @@ describe("recover with the compiled binary", () => {
     const servers: StartedBinary[] = [];
     let writer: Services | undefined;
     try {
-      const svc = (...argv: string[]) => runSvc([...argv, "--json"], { cwd, env });
-      expect((await svc("migrate")).code).toBe(0);
-      const owner = (await svc("accounts", "create", "--email", "recover@example.com")).json<{
-        id: string;
-      }>().id;
-      const endpointId = (
-        await svc("endpoints", "add", "--account", owner, "--url", receiver.url("/recover"))
-      ).json<{ endpoint: { id: string } }>().endpoint.id;
-      expect((await svc("endpoints", "send-code", endpointId)).code).toBe(0);
-      const code = lastVerificationCode(receiver);
-      expect((await svc("endpoints", "verify", endpointId, code)).code).toBe(0);
-      writer = await openServices(
-        loadConfig({ env: await engineEnvFor(cwd), cwd, flags: { dataDir: join(cwd, "data") } }),
-        { log: silentLogger },
+      const svc = inProcessSvc(cwd, env);
+      const { accountId: owner, endpointId } = await verifiedEndpointThroughCli(
+        svc,
+        receiver,
+        "recover@example.com",
+        receiver.url("/recover"),
       );
+      writer = await openWriter(cwd);
       const w = writer;
       const { deliveries, deliveryAttempts, events, webhookEndpoints } = w.db.t;
       const endpointStatus = async () =>

@@ -7,16 +7,17 @@ import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { loadConfig } from "../../src/config.ts";
-import { silentLogger } from "../../src/log.ts";
-import { openServices } from "../../src/services.ts";
 import { recordAccountEvent } from "../../src/webhooks/events.ts";
-import { compiledBinary, runBinary, startBinary } from "../support/binary.ts";
-import { engineEnvFor, testEngine } from "../support/engine.ts";
+import { startBinary } from "../support/binary.ts";
+import {
+  binarySvc,
+  deliveringBinary,
+  openWriter,
+  verifiedEndpointThroughCli,
+} from "../support/cli-setup.ts";
+import { testEngine } from "../support/engine.ts";
 import { startReceiver } from "../support/receiver.ts";
 import { holdsShmLock } from "../support/sqlite-locks.ts";
-import { makeTempDir } from "../support/temp.ts";
-import { lastVerificationCode, testCertificates } from "../support/webhooks.ts";
 
 const backlogEvents = 400;
 const readerOpens = 400;
@@ -61,38 +62,24 @@ describe.if(testEngine === "sqlite")(
   "the server next to other processes using its database",
   () => {
     test("stays up and keeps SQLite's shared lock on the -shm file while readers, svc deliveries list, svc import and svc sync open the database hundreds of times", async () => {
-      const binary = await compiledBinary();
-      const { pki, cert } = await testCertificates();
-      const cwd = makeTempDir("svc-shared-db");
-      const env = {
-        SVC_UNSAFE_ALLOW_PRIVATE_TARGETS: "true",
-        SVC_DELIVERY_CA_FILE: pki.caFile,
+      const { binary, cert, cwd, env } = await deliveringBinary("svc-shared-db", {
         SVC_API_RATE_LIMIT_PER_MINUTE: "0",
         SVC_LOG_LEVEL: "warn",
-      };
+      });
       const dbPath = join(cwd, "data", "svc.db");
       // A slow-ish receiver, so the backlog is still being delivered while the others work.
       const receiver = startReceiver(cert, async () => {
         await Bun.sleep(5);
         return new Response(null, { status: 200 });
       });
-      const svc = async (...argv: string[]) => {
-        const run = await runBinary(binary, [...argv, "--json"], cwd, env);
-        return { ...run, json: <T>() => JSON.parse(run.stdout) as T };
-      };
+      const svc = binarySvc(binary, cwd, env);
       try {
-        // Only serve, setup and migrate create a data dir.
-        expect((await svc("migrate")).code).toBe(0);
-        const accountId = (await svc("accounts", "create", "--email", "shared@example.com")).json<{
-          id: string;
-        }>().id;
-        const endpointId = (
-          await svc("endpoints", "add", "--account", accountId, "--url", receiver.url("/shared"))
-        ).json<{ endpoint: { id: string } }>().endpoint.id;
-        expect((await svc("endpoints", "send-code", endpointId)).code).toBe(0);
-        expect(
-          (await svc("endpoints", "verify", endpointId, lastVerificationCode(receiver))).code,
-        ).toBe(0);
+        const { accountId } = await verifiedEndpointThroughCli(
+          svc,
+          receiver,
+          "shared@example.com",
+          receiver.url("/shared"),
+        );
         const apiKey = (await svc("keys", "create", "--account", accountId)).json<{ key: string }>()
           .key;
         expect((await svc("sandbox", "connect", "--account", accountId)).code).toBe(0);
@@ -108,10 +95,7 @@ describe.if(testEngine === "sqlite")(
         sampleLock();
 
         // A backlog written by another process (as `svc sync` would), delivered by the server.
-        const writer = await openServices(
-          loadConfig({ env: await engineEnvFor(cwd), cwd, flags: { dataDir: join(cwd, "data") } }),
-          { log: silentLogger },
-        );
+        const writer = await openWriter(cwd);
         await writer.db.write(async (tx) => {
           for (let i = 0; i < backlogEvents; i++) {
             await recordAccountEvent(tx, writer.clock, {

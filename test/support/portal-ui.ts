@@ -2,13 +2,46 @@
 // per file, a fresh browser context per test with a set locale and time zone (so local times
 // are proven), desktop and phone sizes, and small helpers for signing in and checking pages.
 // What needs no bun:test lives in portal-session.ts (scripts use it too) and is re-exported.
-import { expect } from "bun:test";
-import type { Locator, Page } from "playwright-core";
+import { afterAll, beforeAll, expect } from "bun:test";
+import type { Browser, Locator, Page } from "playwright-core";
 import { seriousAxeFindings } from "./axe.ts";
+import { compiledBinary, type StartedBinary, startBinary } from "./binary.ts";
 import { screenshot } from "./browser.ts";
-import type { Viewport } from "./portal-session.ts";
+import { launchChromium, type Viewport } from "./portal-session.ts";
+import { makeTempDir } from "./temp.ts";
 
 export * from "./portal-session.ts";
+
+/** What a portal UI file shares: the binary, its data dir, the server on it, one chromium. */
+export interface PortalSuite {
+  binary: string;
+  cwd: string;
+  server: StartedBinary;
+  browser: Browser;
+}
+
+/**
+ * Starts the compiled binary on a fresh data dir (in a temporary directory named after
+ * `dirPrefix`) and one chromium before the file's tests; afterwards closes the browser and
+ * stops the server, which must exit 0. The fields are set once the file's tests run.
+ */
+export function portalSuite(dirPrefix: string): PortalSuite {
+  const suite = {} as PortalSuite;
+  beforeAll(async () => {
+    suite.binary = await compiledBinary();
+    suite.cwd = makeTempDir(dirPrefix);
+    suite.server = await startBinary(suite.binary, {
+      cwd: suite.cwd,
+      env: { SVC_LOG_LEVEL: "warn" },
+    });
+    suite.browser = await launchChromium();
+  }, 180_000);
+  afterAll(async () => {
+    await suite.browser?.close();
+    if (suite.server) expect(await suite.server.stop()).toBe(0);
+  });
+  return suite;
+}
 
 /** A tap on a touch screen, a click with a mouse: how a person at that size presses it. */
 export async function press(viewport: Viewport, target: Locator) {

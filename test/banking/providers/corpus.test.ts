@@ -13,7 +13,7 @@ import {
   simplefinMessages,
   transformAccountSet,
 } from "../../../src/banking/providers/simplefin/transform.ts";
-import { type SkipTally, skipReasons } from "../../../src/banking/skips.ts";
+import type { SkipTally } from "../../../src/banking/skips.ts";
 import {
   defaultEbAccount,
   enableBankingShape,
@@ -21,11 +21,9 @@ import {
   simplefinShape,
   simplefinShapes,
 } from "../../support/provider-fixtures.ts";
+import { reasonsNamed, skippedCount } from "../../support/skip-tally.ts";
 
 const fetchedAt = new Date("2026-01-15T09:00:00Z");
-const total = (tally: SkipTally) => Object.values(tally).reduce((sum, n) => sum + (n ?? 0), 0);
-const named = (tally: SkipTally) =>
-  Object.keys(tally).every((reason) => Object.hasOwn(skipReasons, reason));
 
 function ebRows(shape: string, read = 0) {
   const skipped: SkipTally = {};
@@ -43,17 +41,17 @@ describe("every Enable Banking shape is stored or skipped by name", () => {
       const accountSkips: SkipTally = {};
       const accounts = shape.session_accounts ?? [defaultEbAccount];
       const usable = usableEbAccounts(accounts as never, accountSkips);
-      expect(usable.length + total(accountSkips)).toBe(accounts.length);
+      expect(usable.length + skippedCount(accountSkips)).toBe(accounts.length);
       for (const account of usable)
         expect(accountRecordSchema.safeParse(account).success).toBe(true);
-      expect(named(accountSkips)).toBe(true);
+      expect(reasonsNamed(accountSkips)).toBe(true);
       if (shape.balances) expect(() => transformEbBalance(shape.balances, fetchedAt)).not.toThrow();
       for (const pages of shape.reads) {
         const skipped: SkipTally = {};
         const rows = transformEbTransactions(pages as never, "2026-01-15", skipped);
         const raw = pages.flatMap((page) => page.transactions ?? []).length;
-        expect(rows.length + total(skipped)).toBe(raw);
-        expect(named(skipped)).toBe(true);
+        expect(rows.length + skippedCount(skipped)).toBe(raw);
+        expect(reasonsNamed(skipped)).toBe(true);
         for (const row of rows)
           expect(transactionRecordSchema.safeParse(row).error).toBeUndefined();
       }
@@ -79,7 +77,7 @@ describe("every SimpleFIN shape is stored or skipped by name", () => {
           .flatMap((a) => (a as { transactions?: unknown[] }).transactions ?? []).length;
         const rows = snapshots.flatMap((s) => s.transactions);
         expect(rows.length + (skipped.malformed_transaction ?? 0)).toBe(rawRows);
-        expect(named(skipped)).toBe(true);
+        expect(reasonsNamed(skipped)).toBe(true);
         for (const s of snapshots) {
           expect(accountRecordSchema.safeParse(s.account).success).toBe(true);
           for (const row of s.transactions)

@@ -20,7 +20,8 @@ import {
   simplefinMessages,
   transformAccountSet,
 } from "../../../src/banking/providers/simplefin/transform.ts";
-import { type SkipTally, skipReasons } from "../../../src/banking/skips.ts";
+import type { SkipTally } from "../../../src/banking/skips.ts";
+import { isSkipReason, reasonsNamed, skippedCount } from "../../support/skip-tally.ts";
 
 const runs = { numRuns: 300 };
 /** Any text, lone surrogates and control characters included. */
@@ -118,14 +119,12 @@ const ebBalances = fc.record({
   ),
 });
 
-const named = (value: unknown) => typeof value === "string" && Object.hasOwn(skipReasons, value);
-
 describe("Enable Banking: anything its OpenAPI document allows is stored or skipped by name", () => {
   test("a transaction", () => {
     fc.assert(
       fc.property(ebTransaction, (row) => {
         const result = transformEbTransaction(row, "2026-01-15");
-        if (typeof result === "string") return named(result);
+        if (typeof result === "string") return isSkipReason(result);
         return transactionRecordSchema.safeParse(result).success;
       }),
       runs,
@@ -154,11 +153,10 @@ describe("Enable Banking: anything its OpenAPI document allows is stored or skip
       fc.property(fc.array(ebAccount, { maxLength: 4 }), (accounts) => {
         const skipped: SkipTally = {};
         const usable = usableEbAccounts(accounts as never, skipped);
-        const counted = Object.values(skipped).reduce((sum, n) => sum + (n ?? 0), 0);
         return (
-          usable.length + counted === accounts.length &&
+          usable.length + skippedCount(skipped) === accounts.length &&
           usable.every((a) => accountRecordSchema.safeParse(a).success) &&
-          Object.keys(skipped).every(named)
+          reasonsNamed(skipped)
         );
       }),
       runs,
@@ -239,7 +237,7 @@ describe("SimpleFIN: any account set of the protocol (v1 or v2) is stored or ski
         expect(snapshots.length).toBeLessThanOrEqual(payload.accounts.length);
         expect(rows.length + (skipped.malformed_transaction ?? 0)).toBeLessThanOrEqual(rawRows);
         return (
-          Object.keys(skipped).every(named) &&
+          reasonsNamed(skipped) &&
           snapshots.every(
             (s) =>
               accountRecordSchema.safeParse(s.account).success &&
