@@ -57,7 +57,7 @@ export async function openServices(
       log.info("database migrated", { applied: migration.applied, location: database.location });
     const masterKey = loadMasterKey(config.dataDir, {
       create: await mayCreateMasterKey(database.db),
-      ...(options.env ? { env: options.env } : {}),
+      env: options.env,
     });
     const clock = options.clock ?? systemClock;
     await verifyMasterKey(database.db, clock, masterKey);

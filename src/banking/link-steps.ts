@@ -54,10 +54,7 @@ export interface LinkResult {
 }
 
 export function clientsOf(deps: LinkDeps): RealBankClients {
-  return (
-    deps.clients ??
-    realBankClients(deps.clock, { config: deps.config, ...(deps.http ? { http: deps.http } : {}) })
-  );
+  return deps.clients ?? realBankClients(deps.clock, { config: deps.config, http: deps.http });
 }
 
 export function enableBankingClientOf(deps: LinkDeps): EnableBankingClient {
@@ -74,7 +71,7 @@ function providersOf(deps: LinkDeps): ProviderRegistry {
   return createProviders(deps.clock, {
     config: deps.config,
     masterKey: deps.masterKey.bytes,
-    ...(deps.http ? { http: deps.http } : {}),
+    http: deps.http,
   });
 }
 

@@ -16,7 +16,7 @@ export async function runScheduledSync(
 ): Promise<void> {
   const results = await syncAllConnections(services, {
     trigger: "schedule",
-    ...(providers ? { providers } : {}),
+    providers,
   });
   const count = (outcome: string) => results.filter((r) => r.outcome === outcome).length;
   if (results.length > 0) {

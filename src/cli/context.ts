@@ -84,7 +84,7 @@ export async function withServices<T>(
         ? { write: io.logSink.write, flush: io.logSink.flush }
         : { write: (line: string) => io.stderr(`${line}\n`) }),
     }),
-    ...(io.clock ? { clock: io.clock } : {}),
+    clock: io.clock,
   });
   try {
     return await fn(services, outputFor(io, command));

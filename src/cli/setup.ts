@@ -98,7 +98,7 @@ Run again, it keeps every setting it is not given and prints the ones it changed
       const result = await applySetup(answers, {
         env: io.env,
         cwd: io.cwd,
-        ...(io.clock ? { clock: io.clock } : {}),
+        clock: io.clock,
       });
       out.result(result, () =>
         [

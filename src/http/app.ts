@@ -55,8 +55,8 @@ export function createHttpApp(services: Services, options: AppOptions = {}): Htt
   const requestIds = createRequestIds();
   const v1 = createV1App(services, {
     requestIds,
-    ...(options.eventStreams ? { eventStreams: options.eventStreams } : {}),
-    ...(options.processId ? { processId: options.processId } : {}),
+    eventStreams: options.eventStreams,
+    processId: options.processId,
   });
   const app = new Hono();
   app.use("*", requestIdMiddleware(requestIds));

@@ -157,7 +157,7 @@ export async function applySetup(
   const services = await openServices(config, {
     env: options.env,
     log: silentLogger,
-    ...(options.clock ? { clock: options.clock } : {}),
+    clock: options.clock,
   });
   try {
     const email = emailSchema.parse(

@@ -21,7 +21,7 @@ export function startWebhookWorkers(
     concurrency: config.deliveryConcurrency,
     endpointConcurrency: config.endpointConcurrency,
     onMailQueued: options.onMailQueued,
-    ...(options.processId ? { processId: options.processId } : {}),
+    processId: options.processId,
     metrics: services.metrics,
   });
   dispatcher.start();
