@@ -15,7 +15,13 @@ import { joinTransaction, makeHandle } from "./handle.ts";
 import { createMutex } from "./mutex.ts";
 import * as sqliteTables from "./schema/sqlite.ts";
 import type { Tables } from "./schema.ts";
-import { type Database, DatabaseBusyError, type Db } from "./store.ts";
+import {
+  type Database,
+  DatabaseBusyError,
+  type Db,
+  type WriteLockStats,
+  type WriteOptions,
+} from "./store.ts";
 
 export interface SqliteDatabase extends Database {
   readonly engine: "sqlite";
@@ -137,7 +143,15 @@ export function openSqliteDatabase(path: string, options: SqliteOptions = {}): S
     }
   }
 
-  async function exclusive<T>(work: () => T | Promise<T>): Promise<T> {
+  const lockStats: WriteLockStats = {};
+  function countHeld(purpose: string, heldMs: number): void {
+    const entry = lockStats[purpose] ?? { transactions: 0, heldMs: 0 };
+    entry.transactions++;
+    entry.heldMs += heldMs;
+    lockStats[purpose] = entry;
+  }
+
+  async function exclusive<T>(work: () => T | Promise<T>, purpose = "other"): Promise<T> {
     if (inside.getStore()) {
       throw new Error(
         "write() on the database inside a write transaction: pass the transaction (tx) instead",
@@ -147,11 +161,13 @@ export function openSqliteDatabase(path: string, options: SqliteOptions = {}): S
     try {
       if (closed) throw new Error("the database is closed");
       await begin();
+      const lockedAt = performance.now();
       let result: T;
       try {
         result = await inside.run(true, work);
       } catch (error) {
         writer.exec("ROLLBACK");
+        countHeld(purpose, performance.now() - lockedAt);
         throw error;
       }
       try {
@@ -159,6 +175,8 @@ export function openSqliteDatabase(path: string, options: SqliteOptions = {}): S
       } catch (error) {
         if (writer.inTransaction) writer.exec("ROLLBACK");
         throw error;
+      } finally {
+        countHeld(purpose, performance.now() - lockedAt);
       }
       return result;
     } finally {
@@ -166,7 +184,8 @@ export function openSqliteDatabase(path: string, options: SqliteOptions = {}): S
     }
   }
 
-  const write = <T>(work: (tx: Db) => Promise<T>): Promise<T> => exclusive(() => work(txHandle));
+  const write = <T>(work: (tx: Db) => Promise<T>, options?: WriteOptions): Promise<T> =>
+    exclusive(() => work(txHandle), options?.purpose);
 
   const db = makeHandle(readerOrm, {
     engine: "sqlite",
@@ -185,6 +204,7 @@ export function openSqliteDatabase(path: string, options: SqliteOptions = {}): S
     writer,
     reader,
     changeCounter: () => Number(dataVersion.values()[0]?.[0]),
+    writeLockStats: () => structuredClone(lockStats),
     exclusive: (work) => exclusive(() => work(writer)),
     location: path,
     isOpen: () => !closed,
