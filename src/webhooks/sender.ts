@@ -3,7 +3,8 @@
 // silently ignores `localAddress` (the fixed source address receivers allow-list); node:https
 // does every property in one code path, each proven in test/webhooks/sender.test.ts:
 // - resolve, check every address, connect to the checked address (host = IP: no second
-//   lookup, so DNS rebinding cannot reach inside), SNI and Host = the URL's host name;
+//   lookup, so DNS rebinding cannot reach inside), SNI and Host = the URL's host name; a
+//   checked answer is kept for its DNS TTL, then resolved and checked again (address-cache.ts);
 // - TLS verified against the default roots plus the operator's CA file, through one secure
 //   context built once (passing `ca` per request costs a parse per request, ~5x slower);
 // - the source address bound when it belongs to this host;
@@ -20,14 +21,19 @@ import ipaddr from "ipaddr.js";
 import type { Clock } from "../clock.ts";
 import { type Config, ConfigError } from "../config.ts";
 import type { Logger } from "../log.ts";
-import { BlockedAddressError, resolveCheckedAddresses, urlHostAddress } from "./endpoint-url.ts";
-import { ResolveError, type Resolver, systemResolver } from "./resolver.ts";
+import { createCheckedAddressCache } from "./address-cache.ts";
+import { BlockedAddressError, urlHostAddress } from "./endpoint-url.ts";
+import {
+  ResolveError,
+  type Resolver,
+  systemTtlResolver,
+  type TtlResolver,
+  withoutTtl,
+} from "./resolver.ts";
 import { deliveryHeaders } from "./signing.ts";
 
 /** Spec 4 and 8: a 2xx within 10 seconds for the whole exchange. */
 export const deliveryTimeoutMs = 10_000;
-/** How many literal-address hosts' checks a sender remembers (cleared when full). */
-const maxRememberedLiterals = 1024;
 /** Node accepts a prebuilt secure context per request; its types omit it. */
 type TlsRequestOptions = https.RequestOptions & { secureContext?: SecureContext };
 /** Bodies up to this size are discarded unread so the connection can be reused. */
@@ -79,7 +85,10 @@ export interface SenderOptions {
   caFile?: string | undefined;
   /** Bound as the source address when it is an address of this host. */
   sourceIp?: string | undefined;
+  /** A resolver without TTLs: every attempt resolves and checks again (tests, one-off sends). */
   resolve?: Resolver;
+  /** A resolver with TTLs (default: the system's): checked answers are kept for their TTL. */
+  resolveWithTtl?: TtlResolver;
   timeoutMs?: number;
   log?: Logger;
   /** This host's addresses (default: its network interfaces); tests pass their own. */
@@ -165,7 +174,12 @@ function familyOf(address: string): 4 | 6 {
 }
 
 export function createSender(options: SenderOptions): Sender {
-  const resolve = options.resolve ?? systemResolver;
+  const addressCache = createCheckedAddressCache({
+    resolve:
+      options.resolveWithTtl ?? (options.resolve ? withoutTtl(options.resolve) : systemTtlResolver),
+    clock: options.clock,
+    allowPrivate: options.allowPrivate,
+  });
   const timeoutMs = options.timeoutMs ?? deliveryTimeoutMs;
   const secureContext = trustContext(options.caFile);
   const boundSourceAddress = localSourceAddress(options.sourceIp, options.hostAddresses);
@@ -177,12 +191,6 @@ export function createSender(options: SenderOptions): Sender {
   }
   const agent = new https.Agent({ keepAlive: true, scheduling: "lifo", maxFreeSockets: 256 });
   const sourceFamily = boundSourceAddress ? familyOf(boundSourceAddress) : undefined;
-  /** Checked literal hosts (an address's verdict never changes), bounded. */
-  const checkedLiterals = new Map<string, readonly string[]>();
-  const rememberLiteral = (host: string, addresses: readonly string[]) => {
-    if (checkedLiterals.size >= maxRememberedLiterals) checkedLiterals.clear();
-    checkedLiterals.set(host, addresses);
-  };
 
   async function send(input: SendInput): Promise<SendResult> {
     const startedAt = options.clock.now();
@@ -201,7 +209,7 @@ export function createSender(options: SenderOptions): Sender {
     ) => finish({ ok: false, statusCode, errorClass, errorMessage });
 
     const url = new URL(input.url);
-    const { literal, host } = urlHostAddress(url);
+    const { literal } = urlHostAddress(url);
     // The deadline: one timer for the whole exchange that destroys the request, so it also
     // covers a stalled TLS handshake (Node's `timeout` option does not). No AbortSignal: its
     // listeners on the request and the socket cost more than the rest of the sender's own work.
@@ -213,14 +221,9 @@ export function createSender(options: SenderOptions): Sender {
     }, timeoutMs);
     let addresses: readonly string[];
     try {
-      // A literal address's check is decided by the address alone: remembered. A name is
-      // resolved and its addresses checked on every attempt (spec 4: the address dialled is the
-      // address checked).
-      const known = literal ? checkedLiterals.get(host) : undefined;
-      addresses =
-        known ??
-        (await resolveCheckedAddresses(url, resolve, { allowPrivate: options.allowPrivate }));
-      if (literal && !known) rememberLiteral(host, addresses);
+      // Only checked addresses, kept no longer than their DNS TTL (address-cache.ts; spec 4:
+      // the address dialled is the address checked).
+      addresses = await addressCache.addressesFor(url);
     } catch (error) {
       clearTimeout(timer);
       if (error instanceof BlockedAddressError) return failure("blocked_address", error.message);
