@@ -7,7 +7,7 @@
 // belongs to one sender, whose trust setting (allowPrivate) it was checked under: nothing checked
 // under the development setting is ever seen by a strict sender.
 import type { Clock } from "../clock.ts";
-import { checkedAddresses, urlHostAddress } from "./endpoint-url.ts";
+import { checkedAddresses } from "./endpoint-url.ts";
 import { resolveAll, type TtlResolver } from "./resolver.ts";
 
 /** A name's answer is re-resolved and re-checked after this long even if its TTL is longer. */
@@ -17,10 +17,11 @@ const maxEntries = 1024;
 
 export interface CheckedAddressCache {
   /**
-   * The checked addresses to dial for the URL's host (IPv4-mapped ones as plain IPv4); throws
-   * ResolveError or BlockedAddressError naming the address and its range.
+   * The checked addresses to dial for a URL's host (a name, or a literal address without
+   * brackets; IPv4-mapped ones come back as plain IPv4); throws ResolveError or
+   * BlockedAddressError naming the address and its range.
    */
-  addressesFor(url: URL): Promise<readonly string[]>;
+  addressesFor(host: string, literal: boolean): Promise<readonly string[]>;
 }
 
 export interface CheckedAddressCacheOptions {
@@ -63,8 +64,7 @@ export function createCheckedAddressCache(
   }
 
   return {
-    async addressesFor(url) {
-      const { literal, host } = urlHostAddress(url);
+    async addressesFor(host, literal) {
       const known = entries.get(host);
       if (known && (literal || options.clock.now().getTime() < known.expiresAt)) {
         return known.addresses;

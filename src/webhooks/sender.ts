@@ -34,6 +34,20 @@ import { deliveryHeaders } from "./signing.ts";
 
 /** Spec 4 and 8: a 2xx within 10 seconds for the whole exchange. */
 export const deliveryTimeoutMs = 10_000;
+/** How many endpoint URLs a sender keeps parsed (cleared when full). */
+const maxRememberedTargets = 1024;
+/** What a delivery needs of its endpoint URL, parsed once. */
+interface Target {
+  literal: boolean;
+  /** The name to resolve, or the literal address without brackets. */
+  host: string;
+  /** As the URL spells it (IPv6 in brackets): SNI and messages. */
+  hostname: string;
+  /** The Host header: host and a non-default port. */
+  hostHeader: string;
+  port: number;
+  path: string;
+}
 /** Node accepts a prebuilt secure context per request; its types omit it. */
 type TlsRequestOptions = https.RequestOptions & { secureContext?: SecureContext };
 /** Bodies up to this size are discarded unread so the connection can be reused. */
@@ -191,6 +205,25 @@ export function createSender(options: SenderOptions): Sender {
   }
   const agent = new https.Agent({ keepAlive: true, scheduling: "lifo", maxFreeSockets: 256 });
   const sourceFamily = boundSourceAddress ? familyOf(boundSourceAddress) : undefined;
+  /** Endpoint URLs as parsed once (a URL's parts never change), bounded. */
+  const targets = new Map<string, Target>();
+  const targetOf = (text: string): Target => {
+    const known = targets.get(text);
+    if (known) return known;
+    const url = new URL(text);
+    const { literal, host } = urlHostAddress(url);
+    const target: Target = {
+      literal,
+      host,
+      hostname: url.hostname,
+      hostHeader: url.host,
+      port: url.port === "" ? 443 : Number(url.port),
+      path: `${url.pathname}${url.search}`,
+    };
+    if (targets.size >= maxRememberedTargets) targets.clear();
+    targets.set(text, target);
+    return target;
+  };
 
   async function send(input: SendInput): Promise<SendResult> {
     const startedAt = options.clock.now();
@@ -208,8 +241,7 @@ export function createSender(options: SenderOptions): Sender {
       statusCode: number | null = null,
     ) => finish({ ok: false, statusCode, errorClass, errorMessage });
 
-    const url = new URL(input.url);
-    const { literal } = urlHostAddress(url);
+    const target = targetOf(input.url);
     // The deadline: one timer for the whole exchange that destroys the request, so it also
     // covers a stalled TLS handshake (Node's `timeout` option does not). No AbortSignal: its
     // listeners on the request and the socket cost more than the rest of the sender's own work.
@@ -223,7 +255,7 @@ export function createSender(options: SenderOptions): Sender {
     try {
       // Only checked addresses, kept no longer than their DNS TTL (address-cache.ts; spec 4:
       // the address dialled is the address checked).
-      addresses = await addressCache.addressesFor(url);
+      addresses = await addressCache.addressesFor(target.host, target.literal);
     } catch (error) {
       clearTimeout(timer);
       if (error instanceof BlockedAddressError) return failure("blocked_address", error.message);
@@ -237,7 +269,7 @@ export function createSender(options: SenderOptions): Sender {
       clearTimeout(timer);
       return failure(
         "connect",
-        `${url.hostname} has no IPv${sourceFamily} address to reach from source ${boundSourceAddress}`,
+        `${target.hostname} has no IPv${sourceFamily} address to reach from source ${boundSourceAddress}`,
       );
     }
     if (timedOut) return failure("timeout", `no answer within ${timeoutMs} ms`);
@@ -249,17 +281,17 @@ export function createSender(options: SenderOptions): Sender {
       attemptAt: startedAt,
     });
     const signature = headers["Svc-Webhook-Signature"];
-    headers.Host = url.host;
+    headers.Host = target.hostHeader;
     headers["Content-Length"] = String(Buffer.byteLength(input.body));
     const requestOptions: TlsRequestOptions = {
       method: "POST",
       host: address,
-      port: url.port === "" ? 443 : Number(url.port),
-      path: `${url.pathname}${url.search}`,
+      port: target.port,
+      path: target.path,
       headers,
       agent,
     };
-    if (!literal) requestOptions.servername = url.hostname;
+    if (!target.literal) requestOptions.servername = target.hostname;
     if (secureContext) requestOptions.secureContext = secureContext;
     if (boundSourceAddress) requestOptions.localAddress = boundSourceAddress;
     return new Promise<SendResult>((settle) => {

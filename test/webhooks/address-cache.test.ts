@@ -7,7 +7,7 @@ import { BlockedAddressError } from "../../src/webhooks/endpoint-url.ts";
 import { type ResolvedAddress, ResolveError } from "../../src/webhooks/resolver.ts";
 import { createFakeClock } from "../support/fake-clock.ts";
 
-const url = new URL("https://hooks.example.test/in");
+const host = "hooks.example.test";
 const publicAnswer = (ttlSeconds: number): ResolvedAddress[] => [
   { address: "93.184.216.34", ttlSeconds },
 ];
@@ -31,9 +31,9 @@ describe("checked addresses are kept for their DNS TTL", () => {
     const clock = createFakeClock();
     const dns = scripted(publicAnswer(60));
     const cache = createCheckedAddressCache({ resolve: dns.resolve, clock, allowPrivate: false });
-    expect(await cache.addressesFor(url)).toEqual(["93.184.216.34"]);
+    expect(await cache.addressesFor(host, false)).toEqual(["93.184.216.34"]);
     clock.advance(59_999);
-    expect(await cache.addressesFor(url)).toEqual(["93.184.216.34"]);
+    expect(await cache.addressesFor(host, false)).toEqual(["93.184.216.34"]);
     expect(dns.calls).toEqual(["hooks.example.test"]);
   });
 
@@ -41,9 +41,9 @@ describe("checked addresses are kept for their DNS TTL", () => {
     const clock = createFakeClock();
     const dns = scripted(publicAnswer(60), [{ address: "93.184.216.35", ttlSeconds: 60 }]);
     const cache = createCheckedAddressCache({ resolve: dns.resolve, clock, allowPrivate: false });
-    await cache.addressesFor(url);
+    await cache.addressesFor(host, false);
     clock.advance(60_000);
-    expect(await cache.addressesFor(url)).toEqual(["93.184.216.35"]);
+    expect(await cache.addressesFor(host, false)).toEqual(["93.184.216.35"]);
     expect(dns.calls).toHaveLength(2);
   });
 
@@ -51,13 +51,13 @@ describe("checked addresses are kept for their DNS TTL", () => {
     const clock = createFakeClock();
     const dns = scripted(publicAnswer(30), [{ address: "10.0.0.7", ttlSeconds: 3600 }]);
     const cache = createCheckedAddressCache({ resolve: dns.resolve, clock, allowPrivate: false });
-    await cache.addressesFor(url);
+    await cache.addressesFor(host, false);
     clock.advance(30_000);
-    const refused = cache.addressesFor(url);
+    const refused = cache.addressesFor(host, false);
     await expect(refused).rejects.toBeInstanceOf(BlockedAddressError);
     await expect(refused).rejects.toThrow("10.0.0.7");
     // The refusal is not kept: the next attempt asks DNS again (and is refused again).
-    await expect(cache.addressesFor(url)).rejects.toBeInstanceOf(BlockedAddressError);
+    await expect(cache.addressesFor(host, false)).rejects.toBeInstanceOf(BlockedAddressError);
     expect(dns.calls).toHaveLength(3);
   });
 
@@ -68,8 +68,8 @@ describe("checked addresses are kept for their DNS TTL", () => {
       { address: "93.184.216.35", ttlSeconds: 0 },
     ]);
     const cache = createCheckedAddressCache({ resolve: dns.resolve, clock, allowPrivate: false });
-    await cache.addressesFor(url);
-    await cache.addressesFor(url);
+    await cache.addressesFor(host, false);
+    await cache.addressesFor(host, false);
     expect(dns.calls).toHaveLength(2);
   });
 
@@ -77,12 +77,12 @@ describe("checked addresses are kept for their DNS TTL", () => {
     const clock = createFakeClock();
     const dns = scripted(publicAnswer(86_400));
     const cache = createCheckedAddressCache({ resolve: dns.resolve, clock, allowPrivate: false });
-    await cache.addressesFor(url);
+    await cache.addressesFor(host, false);
     clock.advance(maxAddressTtlMs - 1);
-    await cache.addressesFor(url);
+    await cache.addressesFor(host, false);
     expect(dns.calls).toHaveLength(1);
     clock.advance(1);
-    await cache.addressesFor(url);
+    await cache.addressesFor(host, false);
     expect(dns.calls).toHaveLength(2);
   });
 
@@ -93,15 +93,15 @@ describe("checked addresses are kept for their DNS TTL", () => {
       publicAnswer(60),
     );
     const cache = createCheckedAddressCache({ resolve: dns.resolve, clock, allowPrivate: false });
-    await expect(cache.addressesFor(url)).rejects.toBeInstanceOf(ResolveError);
-    expect(await cache.addressesFor(url)).toEqual(["93.184.216.34"]);
+    await expect(cache.addressesFor(host, false)).rejects.toBeInstanceOf(ResolveError);
+    expect(await cache.addressesFor(host, false)).toEqual(["93.184.216.34"]);
   });
 
   test("sends waiting for the same name share one lookup", async () => {
     const clock = createFakeClock();
     const dns = scripted(publicAnswer(60));
     const cache = createCheckedAddressCache({ resolve: dns.resolve, clock, allowPrivate: false });
-    await Promise.all([cache.addressesFor(url), cache.addressesFor(url)]);
+    await Promise.all([cache.addressesFor(host, false), cache.addressesFor(host, false)]);
     expect(dns.calls).toHaveLength(1);
   });
 });
@@ -119,16 +119,15 @@ describe("a cache belongs to one trust setting", () => {
   test("a loopback answer kept by a development cache is refused by a strict one for the same host", async () => {
     const dns = scripted([{ address: "127.0.0.1", ttlSeconds: 3600 }]);
     const { development, strict } = bothSettings(dns.resolve);
-    expect(await development.addressesFor(url)).toEqual(["127.0.0.1"]);
-    await expect(strict.addressesFor(url)).rejects.toBeInstanceOf(BlockedAddressError);
+    expect(await development.addressesFor(host, false)).toEqual(["127.0.0.1"]);
+    await expect(strict.addressesFor(host, false)).rejects.toBeInstanceOf(BlockedAddressError);
   });
 
   test("a literal address is judged under the cache's own setting", async () => {
     const dns = scripted(publicAnswer(60));
-    const literal = new URL("https://127.0.0.1:8443/in");
     const { development, strict } = bothSettings(dns.resolve);
-    expect(await development.addressesFor(literal)).toEqual(["127.0.0.1"]);
-    await expect(strict.addressesFor(literal)).rejects.toThrow("loopback");
+    expect(await development.addressesFor("127.0.0.1", true)).toEqual(["127.0.0.1"]);
+    await expect(strict.addressesFor("127.0.0.1", true)).rejects.toThrow("loopback");
     expect(dns.calls).toHaveLength(0);
   });
 });
