@@ -49,8 +49,15 @@ export interface WriteOptions {
   purpose?: string;
 }
 
-/** Per purpose: how many write transactions held SQLite's write lock, and for how long in all. */
-export type WriteLockStats = Record<string, { transactions: number; heldMs: number }>;
+/**
+ * Per purpose: how many write transactions held SQLite's write lock, for how long in all (wall
+ * time), and the process's CPU time meanwhile (the hold's length where the process has a core to
+ * itself; on a shared machine the wall time includes waiting for one).
+ */
+export type WriteLockStats = Record<
+  string,
+  { transactions: number; heldMs: number; heldCpuMs: number }
+>;
 
 export interface Db extends QueryBuilder {
   readonly engine: Engine;
