@@ -8,13 +8,15 @@
 //   3. throughput: the real dispatcher (startWebhookWorkers, as `svc serve` runs it) draining a
 //                  backlog written beforehand by another process (delivery-producer.ts, 50
 //                  events per transaction, as a sync touching many accounts writes), for at most
-//                  --seconds; the ratio that counts is deliveries/s against the sender alone;
+//                  --seconds; printed as a share of the plain client (target >= 50 %), with
+//                  the service's CPU per delivery and, on SQLite, the write lock's held time
+//                  per claim and per outcome batch (CPU and wall);
 //   4. latency:    events written at a fixed rate (--rate), one transaction each followed by the
-//                  outbox notify, for --seconds: event committed -> receiver got it, first
-//                  attempts, p50/p90/p99.
+//                  outbox notify, each from a task of its own, for --seconds: event committed ->
+//                  receiver got it, first attempts, p50/p90/p99 (target p99 <= 20 ms at 2,000/s).
 // `--database-url postgres://…` runs the service on a fresh database on that server.
-// Figures are printed beside the ceiling (same run) as ratios. Targets (2-core machine):
-// >= 2,000 deliveries/s, p50 <= 20 ms, p99 <= 100 ms. Results go to BENCHMARKS.md.
+// `--phases sender,throughput,latency` picks phases (profiling one); `--backlog N` sizes the
+// throughput phase's backlog when the sender phase is skipped. Results go to BENCHMARKS.md.
 import https from "node:https";
 import { loadavg } from "node:os";
 import { join } from "node:path";
@@ -45,8 +47,12 @@ const { values } = parseArgs({
     concurrency: { type: "string", default: "64" },
     "endpoint-concurrency": { type: "string", default: "8" },
     "database-url": { type: "string" },
+    phases: { type: "string", default: "sender,throughput,latency" },
+    backlog: { type: "string" },
   },
 });
+/** Which phases run: "sender" (the plain client and the sender alone), "throughput", "latency". */
+const phases = new Set((values.phases ?? "").split(","));
 const seconds = Number(values.seconds);
 const ceilingSeconds = Number(values["ceiling-seconds"]);
 const ceilingRoundCount = Number(values["ceiling-rounds"]);
@@ -217,6 +223,40 @@ const config = {
 };
 const services = await openServices(config);
 const { deliveries, webhookEndpoints } = services.db.t;
+/** SQLite's write-lock time per purpose so far (PostgreSQL has no such single lock: empty). */
+const lockStats = () => services.database.writeLockStats?.() ?? {};
+/**
+ * The write lock held per claim and per outcome batch between two readings, and per delivery:
+ * the serial part every process on one SQLite file shares (BENCHMARKS.md, "Past two cores").
+ */
+function lockHeldBetween(
+  before: ReturnType<typeof lockStats>,
+  after: ReturnType<typeof lockStats>,
+  delivered: number,
+  elapsedS: number,
+): string {
+  if (Object.keys(after).length === 0) return "writer lock: not measured on this engine";
+  const parts: string[] = [];
+  let totalMs = 0;
+  let totalCpuMs = 0;
+  for (const [purpose, label] of [
+    ["delivery_claim", "claim"],
+    ["delivery_outcomes", "outcome batch"],
+  ] as const) {
+    const zero = { transactions: 0, heldMs: 0, heldCpuMs: 0 };
+    const a = after[purpose] ?? zero;
+    const b = before[purpose] ?? zero;
+    const n = Math.max(1, a.transactions - b.transactions);
+    const ms = a.heldMs - b.heldMs;
+    const cpu = a.heldCpuMs - b.heldCpuMs;
+    totalMs += ms;
+    totalCpuMs += cpu;
+    parts.push(
+      `${round((cpu * 1000) / n)} µs CPU (${round((ms * 1000) / n)} µs wall) per ${label} of ${round(delivered / n)} deliveries`,
+    );
+  }
+  return `writer lock held: ${parts.join(", ")}; per delivery ${round((totalCpuMs * 1000) / Math.max(1, delivered))} µs CPU (${round((totalMs * 1000) / Math.max(1, delivered))} µs wall), held ${round((100 * totalMs) / (elapsedS * 1000))}% of the time`;
+}
 const accountIds: string[] = [];
 const ctx = webhookContext(services);
 for (let i = 0; i < endpointCount; i++) {
@@ -300,6 +340,7 @@ async function throughput(dispatcher: Dispatcher) {
     inFlightSum += dispatcher.inFlight();
   }, 5);
   const before = await receiverStats();
+  const locksBefore = lockStats();
   const cpuBefore = cpuMs();
   const started = now();
   dispatcher.wake();
@@ -308,10 +349,12 @@ async function throughput(dispatcher: Dispatcher) {
   const elapsed = (now() - started) / 1000;
   const after = await receiverStats();
   const cpu = (cpuMs() - cpuBefore) / 1000 / elapsed;
+  const locks = lockHeldBetween(locksBefore, lockStats(), after.count - before.count, elapsed);
   clearInterval(sampler);
   await waitForDrain(60_000);
   await drain();
   return {
+    locks,
     elapsed,
     averageInFlight: inFlightSum / samples,
     perSecond: (after.count - before.count) / elapsed,
@@ -324,6 +367,7 @@ async function throughput(dispatcher: Dispatcher) {
 async function latency() {
   const written = new Map<string, number>();
   const before = await receiverStats();
+  const locksBefore = lockStats();
   const cpuBefore = cpuMs();
   const started = now();
   const until = started + seconds * 1000;
@@ -334,6 +378,9 @@ async function latency() {
       const [id] = await writeEvents(1);
       written.set(id as string, now());
       services.outbox.notify();
+      // Each event from a task of its own, as a request handler writes it: a loop of writes
+      // that never yields would keep the sends' I/O waiting until it catches up.
+      await new Promise((resolve) => setImmediate(resolve));
     }
     produced += Math.max(0, due);
     await sleep(1);
@@ -341,6 +388,7 @@ async function latency() {
   const elapsed = (now() - started) / 1000;
   const after = await receiverStats();
   const cpu = (cpuMs() - cpuBefore) / 1000 / elapsed;
+  const locks = lockHeldBetween(locksBefore, lockStats(), after.count - before.count, elapsed);
   await waitForDrain(30_000);
   const arrivals = await drain();
   const latencies: number[] = [];
@@ -353,6 +401,7 @@ async function latency() {
   }
   latencies.sort((a, b) => a - b);
   return {
+    locks,
     offered: produced / elapsed,
     delivered: (after.count - before.count) / elapsed,
     samples: latencies.length,
@@ -375,7 +424,7 @@ console.log(
 // different moments of the neighbours' load.
 const ceilingRounds: Awaited<ReturnType<typeof ceiling>>[] = [];
 const senderRounds: Awaited<ReturnType<typeof senderAlone>>[] = [];
-for (let i = 0; i < ceilingRoundCount; i++) {
+for (let i = 0; phases.has("sender") && i < ceilingRoundCount; i++) {
   ceilingRounds.push(await ceiling());
   senderRounds.push(await senderAlone());
 }
@@ -408,37 +457,49 @@ const alone = {
     ),
   ),
 };
-console.log(
-  `ceiling    plain keep-alive HTTPS client -> receiver: ${Math.round(plain.perSecond)} req/s, ${round(plain.cpuUsPerRequest)} µs of client CPU per request (client CPU ${round(plain.clientCpu, 2)} cores, receiver ${round(plain.receiverCpu, 2)}; median of ${ceilingRoundCount} rounds)`,
-);
-console.log(
-  `sender     the service's sender alone (no database) -> receiver: ${Math.round(alone.perSecond)} req/s = ${round(100 * alone.ratio)}% of the ceiling (median of per-round ratios), ${round(alone.cpuUsPerRequest)} µs of CPU per request = ${round(100 * alone.cpuRatio)}% of the plain client's rate per CPU (CPU ${round(alone.clientCpu, 2)} cores)`,
-);
+if (phases.has("sender")) {
+  console.log(
+    `ceiling    plain keep-alive HTTPS client -> receiver: ${Math.round(plain.perSecond)} req/s, ${round(plain.cpuUsPerRequest)} µs of client CPU per request (client CPU ${round(plain.clientCpu, 2)} cores, receiver ${round(plain.receiverCpu, 2)}; median of ${ceilingRoundCount} rounds)`,
+  );
+  console.log(
+    `sender     the service's sender alone (no database) -> receiver: ${Math.round(alone.perSecond)} req/s = ${round(100 * alone.ratio)}% of the plain client (target >= 70%; median of per-round ratios), ${round(alone.cpuUsPerRequest)} µs of CPU per request = ${round(100 * alone.cpuRatio)}% of the plain client's rate per CPU (CPU ${round(alone.clientCpu, 2)} cores)`,
+  );
+}
 // Enough for --seconds at the target ratio (half the sender alone), at most 100,000.
-const backlog = Math.min(100_000, Math.round((seconds * alone.perSecond) / 2));
-await fillBacklog(backlog);
+const backlog = values.backlog
+  ? Number(values.backlog)
+  : Math.min(100_000, Math.round((seconds * (alone.perSecond || 10_000)) / 2));
+if (phases.has("throughput")) await fillBacklog(backlog);
 const dispatcher = startWebhookWorkers(services);
-const full = await throughput(dispatcher);
-console.log(
-  `throughput service end to end (a backlog of ${backlog} written beforehand by another process, drained for ${round(full.elapsed)} s): ${Math.round(full.perSecond)} deliveries/s = ${round((100 * full.perSecond) / alone.perSecond)}% of the sender alone, ${round((100 * full.perSecond) / plain.perSecond)}% of the ceiling, ${round(full.averageInFlight)} in flight on average (service CPU ${round(full.serviceCpu, 2)} cores, receiver ${round(full.receiverCpu, 2)})`,
-);
-const lat = await latency();
-console.log(
-  `latency    ${Math.round(lat.offered)} events/s offered, ${Math.round(lat.delivered)} delivered/s: first attempt p50 ${round(lat.p50)} ms, p90 ${round(lat.p90)} ms, p99 ${round(lat.p99)} ms, max ${round(lat.max)} ms (${lat.samples} samples, ${lat.missing} missing; service CPU ${round(lat.serviceCpu, 2)} cores, receiver ${round(lat.receiverCpu, 2)})`,
-);
+const full = phases.has("throughput") ? await throughput(dispatcher) : undefined;
+if (full) {
+  const cpuPerDelivery = (full.serviceCpu * 1e6) / full.perSecond;
+  console.log(
+    `throughput service end to end (a backlog of ${backlog} written beforehand by another process, drained for ${round(full.elapsed)} s): ${Math.round(full.perSecond)} deliveries/s = ${round((100 * full.perSecond) / plain.perSecond)}% of the plain client (target >= 50%), ${round((100 * full.perSecond) / alone.perSecond)}% of the sender alone, ${round(full.averageInFlight)} in flight on average; ${round(cpuPerDelivery)} µs of service CPU per delivery = ${round((100 * plain.cpuUsPerRequest) / cpuPerDelivery)}% of the plain client's rate per CPU (service CPU ${round(full.serviceCpu, 2)} cores, receiver ${round(full.receiverCpu, 2)})`,
+  );
+  console.log(`           ${full.locks}`);
+}
+const lat = phases.has("latency") ? await latency() : undefined;
+if (lat) {
+  console.log(
+    `latency    ${Math.round(lat.offered)} events/s offered, ${Math.round(lat.delivered)} delivered/s: first attempt p50 ${round(lat.p50)} ms, p90 ${round(lat.p90)} ms, p99 ${round(lat.p99)} ms (target <= 20 ms at 2,000/s), max ${round(lat.max)} ms (${lat.samples} samples, ${lat.missing} missing; service CPU ${round(lat.serviceCpu, 2)} cores, receiver ${round(lat.receiverCpu, 2)})`,
+  );
+  console.log(`           ${lat.locks}`);
+}
 console.log(
   JSON.stringify({
     load,
+    loadAfter: loadavg().map((n) => round(n, 2)),
     ceilingPerSecond: Math.round(plain.perSecond),
     senderAlonePerSecond: Math.round(alone.perSecond),
-    deliveriesPerSecond: Math.round(full.perSecond),
+    deliveriesPerSecond: full && Math.round(full.perSecond),
     senderRatioToCeiling: round(alone.ratio, 3),
     senderCpuRatioToCeiling: round(alone.cpuRatio, 3),
-    ratioToSenderAlone: round(full.perSecond / alone.perSecond, 3),
-    ratioToCeiling: round(full.perSecond / plain.perSecond, 3),
-    latencyRate: Math.round(lat.offered),
-    p50Ms: round(lat.p50),
-    p99Ms: round(lat.p99),
+    ratioToSenderAlone: full && round(full.perSecond / alone.perSecond, 3),
+    ratioToCeiling: full && round(full.perSecond / plain.perSecond, 3),
+    latencyRate: lat && Math.round(lat.offered),
+    p50Ms: lat && round(lat.p50),
+    p99Ms: lat && round(lat.p99),
   }),
 );
 await dispatcher.stop();

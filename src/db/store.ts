@@ -42,7 +42,22 @@ export interface WriteOptions {
    * on their own (claims, counters); the default `serializable` suits everything else.
    */
   isolation?: "serializable" | "read committed";
+  /**
+   * What the transaction is for, when its write-lock time is worth telling apart (SQLite only:
+   * `Database.writeLockStats`); transactions without one are counted as "other".
+   */
+  purpose?: string;
 }
+
+/**
+ * Per purpose: how many write transactions held SQLite's write lock, for how long in all (wall
+ * time), and the process's CPU time meanwhile (the hold's length where the process has a core to
+ * itself; on a shared machine the wall time includes waiting for one).
+ */
+export type WriteLockStats = Record<
+  string,
+  { transactions: number; heldMs: number; heldCpuMs: number }
+>;
 
 export interface Db extends QueryBuilder {
   readonly engine: Engine;
@@ -78,6 +93,12 @@ export interface Database {
    * (PostgreSQL): callers then read every time.
    */
   readonly changeCounter?: () => number;
+  /**
+   * SQLite: the write lock's held time since the database was opened (BEGIN IMMEDIATE to
+   * COMMIT or ROLLBACK, the work's awaits included), per `WriteOptions.purpose`: the serial part
+   * every process on the file shares (BENCHMARKS.md, "Past two cores, on paper").
+   */
+  readonly writeLockStats?: () => WriteLockStats;
 }
 
 /** Thrown by `write()` when another process holds SQLite's write lock for too long. */

@@ -52,6 +52,28 @@ export class BlockedAddressError extends Error {
 }
 
 /**
+ * Checks every address `host` gave (spec 4: public only) and returns them as they are dialled
+ * (IPv4-mapped ones as plain IPv4); throws BlockedAddressError naming the address and its range.
+ */
+export function checkedAddresses(
+  host: string,
+  addresses: readonly string[],
+  literal: boolean,
+  options: UrlRuleOptions,
+): string[] {
+  return addresses.map((address) => {
+    const verdict = checkAddress(address, { allowPrivate: options.allowPrivate });
+    if (!verdict.allowed) {
+      const via = literal ? "" : `${host} resolves to a non-public address: `;
+      throw new BlockedAddressError(
+        `${via}${verdict.reason}; webhook URLs must be publicly reachable.`,
+      );
+    }
+    return verdict.dialAddress;
+  });
+}
+
+/**
  * Resolves the URL's host and checks every address (spec 4: public only). Returns the checked
  * addresses (IPv4-mapped ones as plain IPv4), the only ones a delivery may connect to. Throws ResolveError or
  * BlockedAddressError with a message that names the address and its range.
@@ -63,18 +85,7 @@ export async function resolveCheckedAddresses(
 ): Promise<string[]> {
   const { literal, host } = urlHostAddress(url);
   const addresses = literal ? [host] : await resolveAll(resolve, host);
-  const checked: string[] = [];
-  for (const address of addresses) {
-    const verdict = checkAddress(address, { allowPrivate: options.allowPrivate });
-    if (!verdict.allowed) {
-      const via = literal ? "" : `${host} resolves to a non-public address: `;
-      throw new BlockedAddressError(
-        `${via}${verdict.reason}; webhook URLs must be publicly reachable.`,
-      );
-    }
-    checked.push(verdict.dialAddress);
-  }
-  return checked;
+  return checkedAddresses(host, addresses, literal, options);
 }
 
 /** What a developer whose receiver runs on their own machine can use instead. */

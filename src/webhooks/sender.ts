@@ -3,7 +3,8 @@
 // silently ignores `localAddress` (the fixed source address receivers allow-list); node:https
 // does every property in one code path, each proven in test/webhooks/sender.test.ts:
 // - resolve, check every address, connect to the checked address (host = IP: no second
-//   lookup, so DNS rebinding cannot reach inside), SNI and Host = the URL's host name;
+//   lookup, so DNS rebinding cannot reach inside), SNI and Host = the URL's host name; a
+//   checked answer is kept for its DNS TTL, then resolved and checked again (address-cache.ts);
 // - TLS verified against the default roots plus the operator's CA file, through one secure
 //   context built once (passing `ca` per request costs a parse per request, ~5x slower);
 // - the source address bound when it belongs to this host;
@@ -20,14 +21,33 @@ import ipaddr from "ipaddr.js";
 import type { Clock } from "../clock.ts";
 import { type Config, ConfigError } from "../config.ts";
 import type { Logger } from "../log.ts";
-import { BlockedAddressError, resolveCheckedAddresses, urlHostAddress } from "./endpoint-url.ts";
-import { ResolveError, type Resolver, systemResolver } from "./resolver.ts";
+import { createCheckedAddressCache } from "./address-cache.ts";
+import { BlockedAddressError, urlHostAddress } from "./endpoint-url.ts";
+import {
+  ResolveError,
+  type Resolver,
+  systemTtlResolver,
+  type TtlResolver,
+  withoutTtl,
+} from "./resolver.ts";
 import { deliveryHeaders } from "./signing.ts";
 
 /** Spec 4 and 8: a 2xx within 10 seconds for the whole exchange. */
 export const deliveryTimeoutMs = 10_000;
-/** How many literal-address hosts' checks a sender remembers (cleared when full). */
-const maxRememberedLiterals = 1024;
+/** How many endpoint URLs a sender keeps parsed (cleared when full). */
+const maxRememberedTargets = 1024;
+/** What a delivery needs of its endpoint URL, parsed once. */
+interface Target {
+  literal: boolean;
+  /** The name to resolve, or the literal address without brackets. */
+  host: string;
+  /** As the URL spells it (IPv6 in brackets): SNI and messages. */
+  hostname: string;
+  /** The Host header: host and a non-default port. */
+  hostHeader: string;
+  port: number;
+  path: string;
+}
 /** Node accepts a prebuilt secure context per request; its types omit it. */
 type TlsRequestOptions = https.RequestOptions & { secureContext?: SecureContext };
 /** Bodies up to this size are discarded unread so the connection can be reused. */
@@ -79,7 +99,10 @@ export interface SenderOptions {
   caFile?: string | undefined;
   /** Bound as the source address when it is an address of this host. */
   sourceIp?: string | undefined;
+  /** A resolver without TTLs: every attempt resolves and checks again (tests, one-off sends). */
   resolve?: Resolver;
+  /** A resolver with TTLs (default: the system's): checked answers are kept for their TTL. */
+  resolveWithTtl?: TtlResolver;
   timeoutMs?: number;
   log?: Logger;
   /** This host's addresses (default: its network interfaces); tests pass their own. */
@@ -165,7 +188,12 @@ function familyOf(address: string): 4 | 6 {
 }
 
 export function createSender(options: SenderOptions): Sender {
-  const resolve = options.resolve ?? systemResolver;
+  const addressCache = createCheckedAddressCache({
+    resolve:
+      options.resolveWithTtl ?? (options.resolve ? withoutTtl(options.resolve) : systemTtlResolver),
+    clock: options.clock,
+    allowPrivate: options.allowPrivate,
+  });
   const timeoutMs = options.timeoutMs ?? deliveryTimeoutMs;
   const secureContext = trustContext(options.caFile);
   const boundSourceAddress = localSourceAddress(options.sourceIp, options.hostAddresses);
@@ -177,11 +205,24 @@ export function createSender(options: SenderOptions): Sender {
   }
   const agent = new https.Agent({ keepAlive: true, scheduling: "lifo", maxFreeSockets: 256 });
   const sourceFamily = boundSourceAddress ? familyOf(boundSourceAddress) : undefined;
-  /** Checked literal hosts (an address's verdict never changes), bounded. */
-  const checkedLiterals = new Map<string, readonly string[]>();
-  const rememberLiteral = (host: string, addresses: readonly string[]) => {
-    if (checkedLiterals.size >= maxRememberedLiterals) checkedLiterals.clear();
-    checkedLiterals.set(host, addresses);
+  /** Endpoint URLs as parsed once (a URL's parts never change), bounded. */
+  const targets = new Map<string, Target>();
+  const targetOf = (text: string): Target => {
+    const known = targets.get(text);
+    if (known) return known;
+    const url = new URL(text);
+    const { literal, host } = urlHostAddress(url);
+    const target: Target = {
+      literal,
+      host,
+      hostname: url.hostname,
+      hostHeader: url.host,
+      port: url.port === "" ? 443 : Number(url.port),
+      path: `${url.pathname}${url.search}`,
+    };
+    if (targets.size >= maxRememberedTargets) targets.clear();
+    targets.set(text, target);
+    return target;
   };
 
   async function send(input: SendInput): Promise<SendResult> {
@@ -200,8 +241,7 @@ export function createSender(options: SenderOptions): Sender {
       statusCode: number | null = null,
     ) => finish({ ok: false, statusCode, errorClass, errorMessage });
 
-    const url = new URL(input.url);
-    const { literal, host } = urlHostAddress(url);
+    const target = targetOf(input.url);
     // The deadline: one timer for the whole exchange that destroys the request, so it also
     // covers a stalled TLS handshake (Node's `timeout` option does not). No AbortSignal: its
     // listeners on the request and the socket cost more than the rest of the sender's own work.
@@ -213,14 +253,9 @@ export function createSender(options: SenderOptions): Sender {
     }, timeoutMs);
     let addresses: readonly string[];
     try {
-      // A literal address's check is decided by the address alone: remembered. A name is
-      // resolved and its addresses checked on every attempt (spec 4: the address dialled is the
-      // address checked).
-      const known = literal ? checkedLiterals.get(host) : undefined;
-      addresses =
-        known ??
-        (await resolveCheckedAddresses(url, resolve, { allowPrivate: options.allowPrivate }));
-      if (literal && !known) rememberLiteral(host, addresses);
+      // Only checked addresses, kept no longer than their DNS TTL (address-cache.ts; spec 4:
+      // the address dialled is the address checked).
+      addresses = await addressCache.addressesFor(target.host, target.literal);
     } catch (error) {
       clearTimeout(timer);
       if (error instanceof BlockedAddressError) return failure("blocked_address", error.message);
@@ -234,7 +269,7 @@ export function createSender(options: SenderOptions): Sender {
       clearTimeout(timer);
       return failure(
         "connect",
-        `${url.hostname} has no IPv${sourceFamily} address to reach from source ${boundSourceAddress}`,
+        `${target.hostname} has no IPv${sourceFamily} address to reach from source ${boundSourceAddress}`,
       );
     }
     if (timedOut) return failure("timeout", `no answer within ${timeoutMs} ms`);
@@ -246,17 +281,17 @@ export function createSender(options: SenderOptions): Sender {
       attemptAt: startedAt,
     });
     const signature = headers["Svc-Webhook-Signature"];
-    headers.Host = url.host;
+    headers.Host = target.hostHeader;
     headers["Content-Length"] = String(Buffer.byteLength(input.body));
     const requestOptions: TlsRequestOptions = {
       method: "POST",
       host: address,
-      port: url.port === "" ? 443 : Number(url.port),
-      path: `${url.pathname}${url.search}`,
+      port: target.port,
+      path: target.path,
       headers,
       agent,
     };
-    if (!literal) requestOptions.servername = url.hostname;
+    if (!target.literal) requestOptions.servername = target.hostname;
     if (secureContext) requestOptions.secureContext = secureContext;
     if (boundSourceAddress) requestOptions.localAddress = boundSourceAddress;
     return new Promise<SendResult>((settle) => {

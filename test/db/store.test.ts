@@ -105,6 +105,24 @@ describe(`the transaction rule (${testEngine})`, () => {
 });
 
 describe.if(testEngine === "sqlite")("SQLite: one writer, serialised", () => {
+  test("the write lock's held time is counted per transaction purpose, a failed transaction included", async () => {
+    const before = database.writeLockStats?.() ?? {};
+    const count = (stats: typeof before, purpose: string) => stats[purpose]?.transactions ?? 0;
+    await database.db.write((tx) => putMeta(tx, `lock-${newId()}`, "x"), { purpose: "probe" });
+    await expect(
+      database.db.write(
+        async () => {
+          throw new Error("rolled back");
+        },
+        { purpose: "probe" },
+      ),
+    ).rejects.toThrow("rolled back");
+    await database.db.write((tx) => putMeta(tx, `lock-${newId()}`, "y"));
+    const after = database.writeLockStats?.() ?? {};
+    expect(count(after, "probe") - count(before, "probe")).toBe(2);
+    expect(count(after, "other") - count(before, "other")).toBe(1);
+  });
+
   test("a write outside write() fails at once: reads go through a read-only connection", async () => {
     const key = `outside-${newId()}`;
     await expect(

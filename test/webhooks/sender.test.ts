@@ -11,6 +11,7 @@ import { buildEvent } from "../../src/webhooks/events.ts";
 import type { Resolver } from "../../src/webhooks/resolver.ts";
 import { createSender, deliveryTimeoutMs, type SenderOptions } from "../../src/webhooks/sender.ts";
 import { freePort } from "../support/binary.ts";
+import { createFakeClock } from "../support/fake-clock.ts";
 import { type CertFiles, createTestPki, loopbackNames, type TestPki } from "../support/pki.ts";
 import { neverAnswer, type Receiver, startReceiver } from "../support/receiver.ts";
 import { makeTempDir } from "../support/temp.ts";
@@ -134,6 +135,30 @@ describe("sender: connects to the checked address with SNI and Host for the name
     expect(result).toMatchObject({ ok: true, statusCode: 200 });
     expect(calls).toEqual(["hooks.example.test"]);
     expect(receiver.requests[before]?.headers.host).toBe(`hooks.example.test:${receiver.port}`);
+  });
+
+  test("a checked answer is dialled for its TTL; after it the name is checked again and a rebinding answer is refused unsent", async () => {
+    const clock = createFakeClock();
+    const answers = [
+      [{ address: "127.0.0.1", ttlSeconds: 30 }],
+      [{ address: "0.0.0.0", ttlSeconds: 30 }],
+    ];
+    let calls = 0;
+    const s = sender({
+      clock,
+      resolveWithTtl: async () => answers[Math.min(calls++, 1)] ?? [],
+    });
+    const before = receiver.requests.length;
+    const named = `https://hooks.example.test:${receiver.port}/ttl`;
+    expect(await send(s, named)).toMatchObject({ ok: true });
+    expect(await send(s, named)).toMatchObject({ ok: true });
+    expect(calls).toBe(1);
+    clock.advance(30_000);
+    const rebound = await send(s, named);
+    expect(rebound).toMatchObject({ ok: false, errorClass: "blocked_address" });
+    expect(rebound.errorMessage).toContain("0.0.0.0");
+    expect(calls).toBe(2);
+    expect(receiver.requests.length - before).toBe(2);
   });
 
   test("a certificate for another name fails as tls even though the address is right", async () => {
