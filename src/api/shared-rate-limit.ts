@@ -31,7 +31,7 @@ import {
 export const returnIdleAfterMs = 1_000;
 const defaultRecheckMs = 1_000;
 /** Batches grow past this only while one lasts the account less than `batchLifeMs`. */
-export const steadyBatch = 100;
+const steadyBatch = 100;
 const batchLifeMs = 1_000;
 
 /** The largest batch one process reserves at once for a limit (see above). */
