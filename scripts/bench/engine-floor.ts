@@ -12,7 +12,6 @@ import { Database } from "bun:sqlite";
 import { parseArgs } from "node:util";
 import { SQL } from "bun";
 import type { TransactionQuery } from "../../src/api/reads/transactions.ts";
-import { readerCacheKib } from "../../src/db/sqlite-store.ts";
 import { resolveTransactionQuery } from "../../src/api/transaction-query.ts";
 import { threadCpuMicros } from "./thread-cpu.ts";
 
@@ -71,9 +70,6 @@ let read: (accountId: string, q: TransactionQuery) => number | Promise<number>;
 let close: () => Promise<void> | void;
 if (values.sqlite) {
   const connection = new Database(values.sqlite, { readonly: true });
-  // The page cache the service's reader has (src/db/sqlite-store.ts), so the floor keeps the
-  // pages it read as the service can (SQLite's default of 2 MiB re-reads most from the OS).
-  connection.exec(`PRAGMA cache_size = -${readerCacheKib}`);
   const statements = new Map<string, ReturnType<typeof connection.prepare>>();
   for (const pending of [false, true]) {
     for (const later of [false, true]) {

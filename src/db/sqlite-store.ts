@@ -67,7 +67,7 @@ function createFileOwnerOnly(path: string): void {
 const maxLockPollMs = 4;
 
 /** The read connection's page cache, at most (grows only as pages are read). */
-export const readerCacheKib = 64 * 1024;
+const readerCacheKib = 64 * 1024;
 
 /**
  * Opens (creating if needed) the database file with the pragmas the service relies on: WAL for
