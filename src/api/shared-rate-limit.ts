@@ -13,9 +13,9 @@
 // Batches start at 1 and double while the account keeps being used, up to 100, and past 100 only
 // while a batch lasts the account less than `batchLifeMs` here, so a busy account costs about one
 // reservation a second however high its rate (each one a commit, which makes every process
-// re-read its keys and empties the page cache of every SQLite reader: at 100 per batch they cost
-// uncached reads ~40 % of their CPU, BENCHMARKS.md); never past `maxBatch` (1/50 of the limit, at
-// least 1): the most another process can hold unused is that.
+// re-read its keys and empties the page cache of every SQLite reader: at 100 per batch, 10-40 %
+// of an uncached read's CPU in process, BENCHMARKS.md); never past `maxBatch` (1/50 of the limit,
+// at least 1): the most another process can hold unused is that.
 // An account whose allowance is all reserved is refused in memory, and asked about again at
 // most every `recheckMs`. While the database cannot be reached, each process decides alone
 // (at most the limit per process) and asks again at most every `recheckMs`.
