@@ -459,8 +459,9 @@ try {
   console.log(
     `\npage depth (in-process, the read of one 100-row page): page 1 ${(depth.firstPageMs * 1000).toFixed(0)} µs, page ${depth.deepestPage} ${(depth.deepestPageMs * 1000).toFixed(0)} µs -> ${depthRatio.toFixed(2)}x`,
   );
+  const rssMb = serverRssMb();
   console.log(
-    `the server wrote ${(serverLogBytes / 1e6).toFixed(0)} MB of log lines (access log at info); its resident memory after the rounds: ${serverRssMb().toFixed(0)} MB (the bench's URL lists included)`,
+    `the server wrote ${(serverLogBytes / 1e6).toFixed(0)} MB of log lines (access log at info); its resident memory after the rounds: ${rssMb.toFixed(0)} MB (the bench's URL lists included)`,
   );
   const feedTimes = await timeChangeFeed(Math.max(5, rounds));
   console.log(
@@ -481,7 +482,12 @@ try {
       `         ${row.name}: >= 50% of the engine's ceiling (CPU) and p99 <= 5 ms -> ${(ratio * 100).toFixed(1)}% (wall ${((row.floor?.ratio ?? Number.NaN) * 100).toFixed(1)}%), p99 ${row.p99Ms.toFixed(2)} ms: ${met(ratio >= 0.5 && row.p99Ms <= 5)}`,
     );
   }
-  console.log(`         page ${depth.deepestPage} <= 1.2x page 1 -> ${met(depthRatio <= 1.2)}`);
+  console.log(
+    `         page ${depth.deepestPage} <= 1.2x page 1 -> ${depthRatio.toFixed(2)}x: ${met(depthRatio <= 1.2)}`,
+  );
+  console.log(
+    `         resident memory after the uncached reads <= 300 MB -> ${rssMb.toFixed(0)} MB: ${met(rssMb <= 300)}`,
+  );
   console.log(
     `         ${setup.feed.changes} changes end to end < 1 s -> ${feedTimes.changesMs.toFixed(0)} ms: ${met(feedTimes.changesMs < 1_000)}`,
   );

@@ -10,8 +10,12 @@
 // requests come. What a process reserved and did not use is given back once the account has
 // been idle there for `returnIdleAfterMs` (and at stop), so other processes can use it.
 //
-// Batches start at 1 and double while the account keeps being used, up to `maxBatch` (1/50 of
-// the limit, at least 1, at most 100): the most another process can hold unused is that.
+// Batches start at 1 and double while the account keeps being used, up to 100, and past 100 only
+// while a batch lasts the account less than `batchLifeMs` here, so a busy account costs about one
+// reservation a second however high its rate (each one a commit, which makes every process
+// re-read its keys and empties the page cache of every SQLite reader: at 100 per batch, 10-40 %
+// of an uncached read's CPU in process, BENCHMARKS.md); never past `maxBatch` (1/50 of the limit,
+// at least 1): the most another process can hold unused is that.
 // An account whose allowance is all reserved is refused in memory, and asked about again at
 // most every `recheckMs`. While the database cannot be reached, each process decides alone
 // (at most the limit per process) and asks again at most every `recheckMs`.
@@ -26,10 +30,13 @@ import {
 
 const returnIdleAfterMs = 1_000;
 const defaultRecheckMs = 1_000;
+/** Batches grow past this only while one lasts the account less than `batchLifeMs`. */
+const steadyBatch = 100;
+const batchLifeMs = 1_000;
 
 /** The largest batch one process reserves at once for a limit (see above). */
 export function maxBatchFor(limitPerMinute: number): number {
-  return Math.min(100, Math.max(1, Math.floor(limitPerMinute / 50)));
+  return Math.max(1, Math.floor(limitPerMinute / 50));
 }
 
 export interface SharedRateLimiter extends AccountRateLimiter {
@@ -46,6 +53,9 @@ interface Allowance {
   /** What every process had reserved in this window, as of the last reservation. */
   reservedByAll: number;
   batch: number;
+  /** When the last reservation began, and the uses since (the account's rate here). */
+  reservedAt: number;
+  usedSinceReserved: number;
   reserving?: Promise<void>;
   /** Requests waiting for `reserving`. */
   waiting: number;
@@ -145,6 +155,8 @@ export function createSharedRateLimiter(
         held: 0,
         reservedByAll: 0,
         batch: 1,
+        reservedAt: Number.NEGATIVE_INFINITY,
+        usedSinceReserved: 0,
         waiting: 0,
         lastUsedAt: now,
         askAgainAt: 0,
@@ -161,6 +173,11 @@ export function createSharedRateLimiter(
       // Topped up to one batch (or the requests waiting), so a process never holds more unused
       // than `maxBatch`.
       const wanted = Math.min(maxBatch, Math.max(a.batch - a.held, a.waiting, 1));
+      // The account's rate here since the last reservation began: whether a batch lasts it less
+      // than `batchLifeMs`.
+      const quick = a.usedSinceReserved * batchLifeMs > (now - a.reservedAt) * a.batch;
+      a.usedSinceReserved = 0;
+      a.reservedAt = now;
       try {
         if (!deps.isOpen()) throw new Error("the database is closed");
         const got = await reserve(
@@ -172,7 +189,9 @@ export function createSharedRateLimiter(
         );
         a.held += got.granted;
         a.reservedByAll = got.reservedByAll;
-        a.batch = Math.min(maxBatch, a.batch * 2);
+        // Up to `steadyBatch` by doubling; past it only while a batch lasts less than that.
+        const grown = a.batch < steadyBatch ? Math.min(steadyBatch, a.batch * 2) : a.batch;
+        a.batch = Math.min(maxBatch, quick && a.batch >= steadyBatch ? a.batch * 2 : grown);
         a.unreachable = false;
         if (got.granted === 0) a.askAgainAt = now + recheckMs;
       } catch (error) {
@@ -189,6 +208,7 @@ export function createSharedRateLimiter(
   /** Takes one from what is held; reserves the next batch in the background when running low. */
   const take = (accountId: string, a: Allowance, now: number): RateLimitDecision => {
     a.held--;
+    a.usedSinceReserved++;
     if (a.held * 2 < a.batch && !a.reserving && a.batch > 1) {
       void startReserving(accountId, a, now);
     }

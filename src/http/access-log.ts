@@ -30,12 +30,6 @@ export function routePattern(c: Context): string {
   return unmatchedRoute;
 }
 
-/** What one answered request leaves in the access log and the HTTP metrics. */
-export interface AnsweredRequest extends RequestKind {
-  durationMs: number;
-  requestId: string | undefined;
-}
-
 /** What requests recorded by one recorder share. */
 export interface RequestKind {
   method: string;
@@ -71,26 +65,32 @@ export function createRequestRecorder(
   };
 }
 
-/** Writes the access-log line and counts the request. */
-function recordAnsweredRequest(log: Logger, metrics: Metrics, answered: AnsweredRequest) {
-  createRequestRecorder(log, metrics, answered)(answered.durationMs, answered.requestId);
-}
+/** Kinds of request whose recorders the access log keeps at most (routes x statuses x keys). */
+const maxKeptRecorders = 1_024;
 
 export function accessLogMiddleware(log: Logger, metrics: Metrics): MiddlewareHandler {
+  // The recorder of each kind of request (method, route, status, key or user), prepared once:
+  // preparing a line's fixed part and its metric labels cost more than writing the line.
+  const recorders = new Map<string, RequestRecorder>();
   return async (c, next) => {
     const started = performance.now();
     await next();
-    // Who made the request, as ids set by the /v1 key check or the portal's session check.
     const principal = c.get("principal" as never) as { keyId?: string } | undefined;
     const portalUser = c.get("portalUser" as never) as { userId?: string } | undefined;
-    recordAnsweredRequest(log, metrics, {
+    const kind: RequestKind = {
       method: c.req.method,
       route: routePattern(c),
       status: c.res.status,
-      durationMs: performance.now() - started,
-      requestId: c.get("requestId"),
       keyId: principal?.keyId,
       userId: portalUser?.userId,
-    });
+    };
+    const kindKey = `${kind.method} ${kind.route} ${kind.status} ${kind.keyId ?? ""} ${kind.userId ?? ""}`;
+    let recorder = recorders.get(kindKey);
+    if (!recorder) {
+      if (recorders.size >= maxKeptRecorders) recorders.clear();
+      recorder = createRequestRecorder(log, metrics, kind);
+      recorders.set(kindKey, recorder);
+    }
+    recorder(performance.now() - started, c.get("requestId"));
   };
 }

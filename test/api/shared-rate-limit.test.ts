@@ -92,6 +92,60 @@ describe("the read-API rate limit of an account, held across processes", () => {
     }
   });
 
+  test("while a batch lasts less than a second, batches grow past 100, never past 1/50 of the limit, so few reservations are made", async () => {
+    clock.set("2026-11-25T16:00:05.000Z");
+    const limit = 600_000; // batches of up to 12,000
+    const a = limiter(services.db, limit);
+    const { rateLimitCounters } = services.db.t;
+    const reservedNow = async () => {
+      const [row] = await services.db
+        .select({ count: rateLimitCounters.count })
+        .from(rateLimitCounters)
+        .where(eq(rateLimitCounters.key, "api-account:account-8"));
+      return row?.count ?? 0;
+    };
+    // The fake clock stands still: every batch is used up at once, the highest rate there is.
+    let reservations = 0;
+    let largestUnused = 0;
+    let reserved = 0;
+    for (let used = 1; used <= 50_000; used++) {
+      const decided = a.consume("account-8");
+      if (decided instanceof Promise) await decided;
+      if (used % 500 === 0) {
+        await Bun.sleep(0); // a reservation in the background may land
+        const now = await reservedNow();
+        if (now !== reserved) reservations++;
+        reserved = now;
+        largestUnused = Math.max(largestUnused, now - used);
+      }
+    }
+    expect(largestUnused).toBeGreaterThan(100);
+    expect(largestUnused).toBeLessThanOrEqual(maxBatchFor(limit));
+    expect(reservations).toBeLessThan(30);
+  });
+
+  test("once a batch of 100 lasts over a second, batches stay at 100, whatever the limit", async () => {
+    clock.set("2026-11-25T17:00:05.000Z");
+    const a = limiter(services.db, 600_000);
+    const { rateLimitCounters } = services.db.t;
+    let largestUnused = 0;
+    for (let used = 1; used <= 3_000; used++) {
+      clock.advance(15); // 67 a second: a batch of 100 lasts 1.5 s
+      const decided = a.consume("account-9");
+      if (decided instanceof Promise) await decided;
+      if (used % 50 === 0) {
+        await Bun.sleep(0); // a reservation in the background may land
+        const [row] = await services.db
+          .select({ count: rateLimitCounters.count })
+          .from(rateLimitCounters)
+          .where(eq(rateLimitCounters.key, "api-account:account-9"));
+        largestUnused = Math.max(largestUnused, (row?.count ?? 0) - used);
+      }
+    }
+    expect(largestUnused).toBeGreaterThan(12); // batches did grow
+    expect(largestUnused).toBeLessThanOrEqual(100);
+  });
+
   test("what an idle process holds unused is given back for the others", async () => {
     clock.set("2026-11-25T13:00:05.000Z");
     const a = limiter(services.db, 100); // batches of up to 2

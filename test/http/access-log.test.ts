@@ -63,6 +63,24 @@ describe("access log at info level", () => {
     }
   });
 
+  test("requests of one kind (route, status, key) each get a line with their own request id", async () => {
+    lines = [];
+    const answers = [];
+    for (let i = 0; i < 3; i++) {
+      answers.push(
+        await fetch(`${server.baseUrl}/v1/accounts`, {
+          headers: { Authorization: `Bearer ${key}` },
+        }),
+      );
+    }
+    const logged = requestLines();
+    expect(logged.map((line) => line.requestId)).toEqual(
+      answers.map((answer) => answer.headers.get("Svc-Request-Id")),
+    );
+    for (const line of logged)
+      expect(line).toMatchObject({ route: "/v1/accounts", status: 200, keyId });
+  });
+
   test("a request without a key is logged without a key id; an unknown path as route 'unmatched'", async () => {
     lines = [];
     await fetch(`${server.baseUrl}/v1/accounts`);
