@@ -6,11 +6,12 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { eq, sql } from "drizzle-orm";
 import { encodeCursor } from "../../src/api/cursor.ts";
+import { changesAfterQuery } from "../../src/api/reads/transaction-changes.ts";
 import { pruneHistory } from "../../src/banking/retention.ts";
 import { connectSandbox } from "../../src/banking/sandbox/connect.ts";
 import { syncConnection } from "../../src/banking/sync.ts";
 import { errorOf, startApiHarness } from "../support/api.ts";
-import { insertTransactions } from "../support/bank-fixtures.ts";
+import { generatedTransactions, insertTransactions } from "../support/bank-fixtures.ts";
 import { drainFeed, FeedCopy, type FeedPage, transactionWriter } from "../support/change-feed.ts";
 import { testEngine } from "../support/engine.ts";
 import { waitUntil } from "../support/wait.ts";
@@ -328,6 +329,43 @@ describe("transactions change feed", () => {
     } finally {
       api.clock.advance(-(days * 86_400_000 + 86_400_000 + 1));
     }
+  });
+
+  test("a change's current row is found by its id, not by a scan of the account's rows, also when the account's rows are newer than the planner's statistics (as after a large sync)", async () => {
+    const { db } = api.services;
+    const account = await newAccount("plan");
+    const other = await newAccount("plan-other");
+    await insertTransactions(
+      db,
+      api.clock,
+      other.accountId,
+      generatedTransactions(5_000, { lastDate: "2026-01-20", perDay: 50 }),
+    );
+    await db.write((tx) => tx.rows(sql.raw("ANALYZE")));
+    await insertTransactions(
+      db,
+      api.clock,
+      account.accountId,
+      generatedTransactions(2_000, { lastDate: "2026-01-20", perDay: 50 }),
+    );
+    // The page query with its values written in (an account id and two numbers).
+    const values: Record<string, string> = {
+      account: `'${account.accountId}'`,
+      position: "0",
+      limit: "100",
+    };
+    const { sql: text, params } = changesAfterQuery(db).toSQL();
+    let index = 0;
+    const literal = text.replace(/\$\d+|\?/g, () => {
+      const param = params[index++] as { name?: string };
+      return values[param.name ?? ""] ?? "NULL";
+    });
+    const explain = testEngine === "postgres" ? "EXPLAIN" : "EXPLAIN QUERY PLAN";
+    const plan = (await db.rows<Record<string, unknown>>(sql.raw(`${explain} ${literal}`)))
+      .map((row) => String(row["QUERY PLAN"] ?? row.detail))
+      .join("\n");
+    expect(plan).toContain("transactions_id_unique");
+    expect(plan).not.toContain("Join Filter");
   });
 });
 
