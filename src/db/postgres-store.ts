@@ -88,20 +88,20 @@ export function openPostgresDatabase(url: string, options: PostgresOptions = {})
     const isolationLevel = options.isolation ?? "serializable";
     for (let attempt = 1; ; attempt++) {
       try {
+        // The isolation level goes with BEGIN itself: drizzle's transaction() sends it as a
+        // statement of its own, one more round trip per transaction.
         return await inside.run(true, () =>
-          orm.transaction(
-            async (drizzleTx) => {
-              const tx: Db = makeHandle(drizzleTx, {
-                engine: "postgres",
-                t: tables,
-                inTransaction: true,
-                write: joinTransaction(() => tx),
-                rows: rowsOf(drizzleTx),
-              });
-              return work(tx);
-            },
-            { isolationLevel },
-          ),
+          client.begin(`isolation level ${isolationLevel}`, async (transactionClient) => {
+            const txOrm = drizzle({ client: transactionClient });
+            const tx: Db = makeHandle(txOrm, {
+              engine: "postgres",
+              t: tables,
+              inTransaction: true,
+              write: joinTransaction(() => tx),
+              rows: rowsOf(txOrm),
+            });
+            return work(tx);
+          }),
         );
       } catch (error) {
         if (!isRetryable(error) || attempt >= maxAttempts) throw error;
