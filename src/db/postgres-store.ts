@@ -9,7 +9,7 @@ import { SQL as BunSql } from "bun";
 import type { SQL } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/bun-sql";
 import { redactDatabaseUrl } from "./database-url.ts";
-import { joinTransaction, makeHandle } from "./handle.ts";
+import { makeHandle, transactionHandle } from "./handle.ts";
 import * as postgresTables from "./schema/postgres.ts";
 import type { Tables } from "./schema.ts";
 import type { Database, Db, WriteOptions } from "./store.ts";
@@ -93,14 +93,9 @@ export function openPostgresDatabase(url: string, options: PostgresOptions = {})
         return await inside.run(true, () =>
           client.begin(`isolation level ${isolationLevel}`, async (transactionClient) => {
             const txOrm = drizzle({ client: transactionClient });
-            const tx: Db = makeHandle(txOrm, {
-              engine: "postgres",
-              t: tables,
-              inTransaction: true,
-              write: joinTransaction(() => tx),
-              rows: rowsOf(txOrm),
-            });
-            return work(tx);
+            return work(
+              transactionHandle(txOrm, { engine: "postgres", t: tables, rows: rowsOf(txOrm) }),
+            );
           }),
         );
       } catch (error) {
