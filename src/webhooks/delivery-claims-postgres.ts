@@ -10,6 +10,7 @@
 // started, and the claim statement starts after the lock is held.
 import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/store.ts";
+import type { ClaimedRow } from "./delivery-claims.ts";
 
 export interface PostgresClaim {
   /** The picked deliveries, in the order they should be taken. */
@@ -21,19 +22,6 @@ export interface PostgresClaim {
   claimToken: string;
   holder: string | null;
   endpointCap?: number;
-}
-
-export interface PostgresClaimedRow {
-  id: string;
-  eventId: string;
-  endpointId: string;
-  serviceAccountId: string;
-  attemptCount: number;
-  body: string;
-  url: string;
-  secretSalt: string;
-  endpointStatus: string;
-  verified: boolean;
 }
 
 interface RawRow {
@@ -49,7 +37,7 @@ interface RawRow {
   verified: boolean;
 }
 
-export async function claimOnPostgres(tx: Db, claim: PostgresClaim): Promise<PostgresClaimedRow[]> {
+export async function claimOnPostgres(tx: Db, claim: PostgresClaim): Promise<ClaimedRow[]> {
   const now = claim.now.getTime();
   const lease = claim.leaseUntil.getTime();
   if (claim.endpointCap !== undefined) {

@@ -30,6 +30,12 @@ export interface ClaimedDelivery {
   claimToken: string;
 }
 
+/** A claimed row before the endpoint's state is checked (sendableOf). */
+export type ClaimedRow = Omit<ClaimedDelivery, "claimToken"> & {
+  endpointStatus: string;
+  verified: boolean;
+};
+
 export interface ClaimRequest {
   now: Date;
   leaseUntil: Date;
@@ -163,7 +169,7 @@ export async function claimDueDeliveries(
  */
 async function sendableOf(
   tx: Db,
-  rows: (Omit<ClaimedDelivery, "claimToken"> & { endpointStatus: string; verified: boolean })[],
+  rows: ClaimedRow[],
   claimToken: string,
   now: Date,
 ): Promise<ClaimedDelivery[]> {
