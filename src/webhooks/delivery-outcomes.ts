@@ -9,6 +9,7 @@ import type { Clock } from "../clock.ts";
 import type { Db } from "../db/store.ts";
 import { newId } from "../ids.ts";
 import type { ClaimedDelivery } from "./delivery-claims.ts";
+import { recordOnPostgres } from "./delivery-outcomes-postgres.ts";
 import { queueDisabledNotice } from "./disable-notice.ts";
 import { cancelPendingDeliveries } from "./endpoint-state.ts";
 import { failuresBeforeDisabling, nextRetryAt } from "./retry-schedule.ts";
@@ -43,7 +44,7 @@ function describeFailure(result: SendResult): string {
   return result.errorMessage ?? result.errorClass ?? "failed";
 }
 
-interface EndpointState {
+export interface EndpointState {
   id: string;
   status: string;
   failureCount: number;
@@ -55,19 +56,23 @@ async function updateStreaks(
   tx: Db,
   clock: Clock,
   outcomes: AttemptOutcome[],
+  /** The batch's endpoints, when already read. */
+  read?: EndpointState[],
 ): Promise<DisabledEndpoint[]> {
   const { webhookEndpoints } = tx.t;
   const endpointIds = [...new Set(outcomes.map((o) => o.delivery.endpointId))];
-  const endpoints: EndpointState[] = await tx
-    .select({
-      id: webhookEndpoints.id,
-      status: webhookEndpoints.status,
-      failureCount: webhookEndpoints.failureCount,
-      serviceAccountId: webhookEndpoints.serviceAccountId,
-      url: webhookEndpoints.url,
-    })
-    .from(webhookEndpoints)
-    .where(inArray(webhookEndpoints.id, endpointIds));
+  const endpoints: EndpointState[] =
+    read ??
+    (await tx
+      .select({
+        id: webhookEndpoints.id,
+        status: webhookEndpoints.status,
+        failureCount: webhookEndpoints.failureCount,
+        serviceAccountId: webhookEndpoints.serviceAccountId,
+        url: webhookEndpoints.url,
+      })
+      .from(webhookEndpoints)
+      .where(inArray(webhookEndpoints.id, endpointIds)));
   const state = new Map(
     endpoints.map((e) => [
       e.id,
@@ -126,6 +131,15 @@ async function recordBatch(
   const { deliveries, deliveryAttempts } = tx.t;
   const dispositions: BatchDispositions = { succeeded: 0, retryScheduled: 0, dropped: 0 };
   const completedAt = clock.now();
+  if (tx.engine === "postgres") {
+    const recorded = await recordOnPostgres(tx, outcomes, completedAt);
+    dispositions.succeeded = recorded.succeeded;
+    const live = outcomes.filter((o) => recorded.live.has(o.delivery.id));
+    return finishBatch(tx, clock, live, outcomes.length - live.length, dispositions, {
+      completedAt,
+      endpoints: recorded.endpoints,
+    });
+  }
   // Only outcomes whose claim still holds the row are recorded (fencing: a dispatcher that
   // stalled past its lease cannot overwrite the attempt of the one that took the row over); a
   // delivery removed meanwhile (its endpoint was removed) has nothing left to update either.
@@ -182,8 +196,7 @@ async function recordBatch(
     }
   }
   const live = outcomes.filter((o) => current.has(o.delivery.id));
-  const superseded = outcomes.length - live.length;
-  if (live.length === 0) return { disabled: [], dispositions, superseded };
+  if (live.length === 0) return { disabled: [], dispositions, superseded: outcomes.length };
   await tx.insert(deliveryAttempts).values(
     live.map(({ delivery, result }) => ({
       id: newId(),
@@ -198,6 +211,23 @@ async function recordBatch(
       signature: result.signature ?? null,
     })),
   );
+  return finishBatch(tx, clock, live, outcomes.length - live.length, dispositions, {
+    completedAt,
+  });
+}
+
+/** Failed attempts rescheduled or dropped, then the endpoints' streaks (both engines). */
+async function finishBatch(
+  tx: Db,
+  clock: Clock,
+  live: AttemptOutcome[],
+  superseded: number,
+  dispositions: BatchDispositions,
+  context: { completedAt: Date; endpoints?: EndpointState[] },
+): Promise<RecordedBatch> {
+  if (live.length === 0) return { disabled: [], dispositions, superseded };
+  const { deliveries } = tx.t;
+  const { completedAt } = context;
   for (const { delivery, result } of live) {
     if (result.ok) continue;
     const attemptNumber = delivery.attemptCount + 1;
@@ -234,7 +264,11 @@ async function recordBatch(
     if (retryAt) dispositions.retryScheduled += changed.length;
     else dispositions.dropped += changed.length;
   }
-  return { disabled: await updateStreaks(tx, clock, live), dispositions, superseded };
+  return {
+    disabled: await updateStreaks(tx, clock, live, context.endpoints),
+    dispositions,
+    superseded,
+  };
 }
 
 /**
