@@ -37,6 +37,7 @@ import {
 } from "../../test/support/bank-fixtures.ts";
 import { createTestPki, loopbackNames } from "../../test/support/pki.ts";
 import { openBenchDatabase } from "./bench-database.ts";
+import { freePort, loadAverage, median } from "./bench-util.ts";
 
 const { values } = parseArgs({
   args: Bun.argv.slice(2),
@@ -57,7 +58,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 const now = () => performance.timeOrigin + performance.now();
-const loadAverage = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 if (!Bun.which("wrk")) throw new Error("bench:cluster needs wrk (apt-get install -y wrk)");
 
 // --- the receiver (its own process) ----------------------------------------------------------
@@ -160,13 +160,6 @@ function treeCpuMs(roots: number[]): number {
     queue.push(...(children.get(pid) ?? []));
   }
   return (total * 1000) / clockTicksPerSecond;
-}
-
-async function freePort(): Promise<number> {
-  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
-  const port = probe.port as number;
-  await probe.stop(true);
-  return port;
 }
 
 async function setUp(store: Awaited<ReturnType<typeof openBenchDatabase>>) {
@@ -407,13 +400,6 @@ try {
       );
     }
   }
-  const median = (xs: number[]) => {
-    const sorted = [...xs].sort((a, b) => a - b);
-    const mid = sorted.length / 2;
-    return sorted.length % 2 === 1
-      ? (sorted[Math.floor(mid)] as number)
-      : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-  };
   const results: Result[] = configurations.map(({ label }) => {
     const all = runs.get(label) as Result[];
     const of = (field: Exclude<keyof Result, "label">) => median(all.map((r) => r[field]));
