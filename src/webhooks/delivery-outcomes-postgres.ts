@@ -1,8 +1,9 @@
-// The first part of recording a batch of attempts on PostgreSQL in one statement (one round trip
-// instead of four): successes move on (succeeded, attempt_count + 1) where the row still carries
+// Recording a batch of attempts on PostgreSQL in few statements: the first part in one (one
+// round trip instead of four): successes move on (succeeded, attempt_count + 1) where the row still carries
 // the attempt's claim token, failures are matched to their claim token the same way, every attempt
 // whose claim still holds is stored, and the batch's endpoints are read for the failure streaks.
-// The rules are delivery-outcomes.ts's; the rest (failures rescheduled, streaks) follows there.
+// Failures are then rescheduled in one more statement; the rules are delivery-outcomes.ts's, and
+// the streaks follow there.
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/store.ts";
 import { newId } from "../ids.ts";
@@ -95,4 +96,41 @@ export async function recordOnPostgres(
     }
   }
   return { live, succeeded, endpoints };
+}
+
+export interface FailedAttempt {
+  id: string;
+  claimToken: string;
+  attemptNumber: number;
+  /** Null: the last retry failed, the delivery is dropped. */
+  retryAt: Date | null;
+  statusCode: number | null;
+  error: string;
+}
+
+/**
+ * Failed attempts in one statement: each delivery still pending under its claim is rescheduled,
+ * or dropped after its last retry (delivery-outcomes.ts's rule; a delivery cancelled meanwhile
+ * stays cancelled).
+ */
+export async function rescheduleOnPostgres(
+  tx: Db,
+  failed: FailedAttempt[],
+  completedAt: Date,
+): Promise<{ retryScheduled: number; dropped: number }> {
+  const column = <T>(of: (attempt: FailedAttempt) => T) => sql.param(failed.map(of));
+  const rows = await tx.rows<{ retried: boolean }>(sql`
+    UPDATE deliveries SET attempt_count = f.attempt_number, next_attempt_at = f.retry_at,
+      lease_expires_at = NULL, last_status_code = f.status_code, last_error = f.error,
+      status = CASE WHEN f.retry_at IS NULL THEN 'dropped' ELSE deliveries.status END,
+      completed_at = CASE WHEN f.retry_at IS NULL THEN ${completedAt.getTime()}
+        ELSE deliveries.completed_at END
+    FROM unnest(${column((a) => a.id)}::text[], ${column((a) => a.claimToken)}::text[],
+      ${column((a) => a.attemptNumber)}::int[], ${column((a) => a.retryAt?.getTime() ?? null)}::bigint[],
+      ${column((a) => a.statusCode)}::int[], ${column((a) => a.error)}::text[])
+      AS f(id, token, attempt_number, retry_at, status_code, error)
+    WHERE deliveries.id = f.id AND deliveries.status = 'pending' AND deliveries.claim_token = f.token
+    RETURNING f.retry_at IS NOT NULL AS retried`);
+  const retryScheduled = rows.filter((row) => row.retried).length;
+  return { retryScheduled, dropped: rows.length - retryScheduled };
 }

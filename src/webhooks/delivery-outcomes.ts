@@ -9,7 +9,7 @@ import type { Clock } from "../clock.ts";
 import type { Db } from "../db/store.ts";
 import { newId } from "../ids.ts";
 import type { ClaimedDelivery } from "./delivery-claims.ts";
-import { recordOnPostgres } from "./delivery-outcomes-postgres.ts";
+import { recordOnPostgres, rescheduleOnPostgres } from "./delivery-outcomes-postgres.ts";
 import { queueDisabledNotice } from "./disable-notice.ts";
 import { cancelPendingDeliveries } from "./endpoint-state.ts";
 import { failuresBeforeDisabling, nextRetryAt } from "./retry-schedule.ts";
@@ -228,41 +228,63 @@ async function finishBatch(
   if (live.length === 0) return { disabled: [], dispositions, superseded };
   const { deliveries } = tx.t;
   const { completedAt } = context;
-  for (const { delivery, result } of live) {
-    if (result.ok) continue;
-    const attemptNumber = delivery.attemptCount + 1;
-    const retryAt = nextRetryAt(attemptNumber, result.startedAt);
-    // A delivery cancelled meanwhile (endpoint paused or disabled) stays cancelled.
-    const stillPending = and(
-      eq(deliveries.id, delivery.id),
-      eq(deliveries.status, "pending"),
-      eq(deliveries.claimToken, delivery.claimToken),
-    );
-    const changed = await tx
-      .update(deliveries)
-      .set(
-        retryAt
-          ? {
-              attemptCount: attemptNumber,
-              nextAttemptAt: retryAt,
-              leaseExpiresAt: null,
-              lastStatusCode: result.statusCode,
-              lastError: describeFailure(result),
-            }
-          : {
-              status: "dropped",
-              attemptCount: attemptNumber,
-              nextAttemptAt: null,
-              leaseExpiresAt: null,
-              lastStatusCode: result.statusCode,
-              lastError: describeFailure(result),
-              completedAt,
-            },
-      )
-      .where(stillPending)
-      .returning({ id: deliveries.id });
-    if (retryAt) dispositions.retryScheduled += changed.length;
-    else dispositions.dropped += changed.length;
+  const failed = live.filter((o) => !o.result.ok);
+  if (tx.engine === "postgres") {
+    // One statement for every failed attempt, none when all succeeded.
+    const moved =
+      failed.length === 0
+        ? { retryScheduled: 0, dropped: 0 }
+        : await rescheduleOnPostgres(
+            tx,
+            failed.map(({ delivery, result }) => ({
+              id: delivery.id,
+              claimToken: delivery.claimToken,
+              attemptNumber: delivery.attemptCount + 1,
+              retryAt: nextRetryAt(delivery.attemptCount + 1, result.startedAt),
+              statusCode: result.statusCode,
+              error: describeFailure(result),
+            })),
+            completedAt,
+          );
+    dispositions.retryScheduled += moved.retryScheduled;
+    dispositions.dropped += moved.dropped;
+  } else {
+    // SQLite: one statement per failed attempt, under its single writer.
+    for (const { delivery, result } of failed) {
+      const attemptNumber = delivery.attemptCount + 1;
+      const retryAt = nextRetryAt(attemptNumber, result.startedAt);
+      // A delivery cancelled meanwhile (endpoint paused or disabled) stays cancelled.
+      const stillPending = and(
+        eq(deliveries.id, delivery.id),
+        eq(deliveries.status, "pending"),
+        eq(deliveries.claimToken, delivery.claimToken),
+      );
+      const changed = await tx
+        .update(deliveries)
+        .set(
+          retryAt
+            ? {
+                attemptCount: attemptNumber,
+                nextAttemptAt: retryAt,
+                leaseExpiresAt: null,
+                lastStatusCode: result.statusCode,
+                lastError: describeFailure(result),
+              }
+            : {
+                status: "dropped",
+                attemptCount: attemptNumber,
+                nextAttemptAt: null,
+                leaseExpiresAt: null,
+                lastStatusCode: result.statusCode,
+                lastError: describeFailure(result),
+                completedAt,
+              },
+        )
+        .where(stillPending)
+        .returning({ id: deliveries.id });
+      if (retryAt) dispositions.retryScheduled += changed.length;
+      else dispositions.dropped += changed.length;
+    }
   }
   return {
     disabled: await updateStreaks(tx, clock, live, context.endpoints),
