@@ -9,6 +9,14 @@
 //   --seconds S           length of each measured phase (default 5)
 //   --workers 1,4,16      the process counts to run (default 1,2,4; the first is the reference)
 //   --database-url URL    also run the PostgreSQL configurations on a fresh database there
+//   --rounds R            rounds of every configuration, interleaved (default 1); medians
+//   --compare-tree DIR    also run every configuration with the servers of another checkout
+//                         (e.g. `git worktree add /tmp/old HEAD~1`, with its node_modules), in
+//                         the same rounds: before/after in one run
+//
+// Besides rates it reads the servers' CPU time (/proc, the whole process tree) per delivery and
+// per read, and prints PostgreSQL's rates as shares of SQLite's for the same process count.
+import { readdirSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -29,6 +37,7 @@ import {
 } from "../../test/support/bank-fixtures.ts";
 import { createTestPki, loopbackNames } from "../../test/support/pki.ts";
 import { openBenchDatabase } from "./bench-database.ts";
+import { freePort, loadAverage, median } from "./bench-util.ts";
 
 const { values } = parseArgs({
   args: Bun.argv.slice(2),
@@ -36,8 +45,11 @@ const { values } = parseArgs({
     seconds: { type: "string", default: "5" },
     workers: { type: "string", default: "1,2,4" },
     "database-url": { type: "string" },
+    rounds: { type: "string", default: "1" },
+    "compare-tree": { type: "string" },
   },
 });
+const rounds = Number(values.rounds);
 const seconds = Number(values.seconds);
 const workerCounts = values.workers.split(",").map(Number);
 const masterKey = "0f".repeat(32);
@@ -117,15 +129,37 @@ interface Result {
   label: string;
   readRps: number;
   deliveriesPerSecond: number;
+  /** The servers' CPU time (every process of their trees) per read and per delivery. */
+  cpuUsPerRead: number;
+  cpuUsPerDelivery: number;
   p50Ms: number;
   p99Ms: number;
 }
 
-async function freePort(): Promise<number> {
-  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
-  const port = probe.port as number;
-  await probe.stop(true);
-  return port;
+const clockTicksPerSecond = 100;
+
+/** CPU time (ms) of the given processes and all their descendants, from /proc. */
+function treeCpuMs(roots: number[]): number {
+  const children = new Map<number, number[]>();
+  const ticks = new Map<number, number>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const pid = Number(entry);
+      const ppid = Number(fields[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), pid]);
+      ticks.set(pid, Number(fields[11]) + Number(fields[12]));
+    } catch {} // gone meanwhile
+  }
+  let total = 0;
+  const queue = [...roots];
+  for (let pid = queue.pop(); pid !== undefined; pid = queue.pop()) {
+    total += ticks.get(pid) ?? 0;
+    queue.push(...(children.get(pid) ?? []));
+  }
+  return (total * 1000) / clockTicksPerSecond;
 }
 
 async function setUp(store: Awaited<ReturnType<typeof openBenchDatabase>>) {
@@ -213,6 +247,7 @@ async function runConfiguration(
   label: string,
   processes: number,
   databaseUrl?: string,
+  tree = repoRoot,
 ): Promise<Result> {
   const store = await openBenchDatabase(databaseUrl);
   const { services, accountIds, key, path } = await setUp(store);
@@ -240,7 +275,7 @@ async function runConfiguration(
     const args = ["serve", "--port", String(port)];
     if (!databaseUrl) args.push("--workers", String(processes));
     servers.push(
-      Bun.spawn([process.execPath, join(repoRoot, "src/main.ts"), ...args], {
+      Bun.spawn([process.execPath, join(tree, "src/main.ts"), ...args], {
         env,
         stdout: "ignore",
         stderr: "inherit",
@@ -248,6 +283,7 @@ async function runConfiguration(
     );
   }
   const started = now();
+  const pids = servers.map((server) => server.pid);
   try {
     for (const port of ports) {
       for (;;) {
@@ -261,18 +297,21 @@ async function runConfiguration(
     while ((await receiverCount()) - countBefore < backlog && now() < started + 120_000) {
       await sleep(50);
     }
-    const deliveriesPerSecond =
-      ((await receiverCount()) - countBefore) / ((now() - started) / 1000);
+    const delivered = (await receiverCount()) - countBefore;
+    const deliveriesPerSecond = delivered / ((now() - started) / 1000);
+    const deliveryCpuMs = treeCpuMs(pids);
     await drain();
 
     // Read API: one wrk per listening port, 32 connections in all.
     const auth = [`Authorization: Bearer ${key}`];
+    const readCpuBefore = treeCpuMs(pids);
     const rates = await Promise.all(
       ports.map((port) =>
         wrk(`http://127.0.0.1:${port}${path}`, Math.max(1, Math.floor(32 / ports.length)), auth),
       ),
     );
     const readRps = rates.reduce((a, b) => a + b, 0);
+    const cpuUsPerRead = ((treeCpuMs(pids) - readCpuBefore) * 1000) / (readRps * seconds);
 
     // First-attempt latency: 500 events/s, one transaction each, written by this process.
     const written = new Map<string, number>();
@@ -307,6 +346,8 @@ async function runConfiguration(
       label,
       readRps,
       deliveriesPerSecond,
+      cpuUsPerRead,
+      cpuUsPerDelivery: (deliveryCpuMs * 1000) / delivered,
       p50Ms: percentile(latencies, 50),
       p99Ms: percentile(latencies, 99),
     };
@@ -324,24 +365,86 @@ try {
   console.log(
     `baselines (same run): bare Bun.serve ${Math.round(bare)} req/s; receiver ceiling ${Math.round(ceiling)} deliveries/s (plain HTTPS client, 64 concurrent)\n`,
   );
-  const results: Result[] = [];
+  const configurations: { label: string; n: number; url?: string; tree?: string }[] = [];
+  const trees: [string, string | undefined][] = values["compare-tree"]
+    ? [
+        ["", undefined],
+        [" (compare tree)", values["compare-tree"]],
+      ]
+    : [["", undefined]];
   for (const n of workerCounts) {
-    results.push(await runConfiguration(`SQLite, --workers ${n}`, n));
+    for (const [suffix, tree] of trees) {
+      configurations.push({
+        label: `SQLite, --workers ${n}${suffix}`,
+        n,
+        ...(tree ? { tree } : {}),
+      });
+      if (values["database-url"]) {
+        configurations.push({
+          label: `PostgreSQL, ${n} instance(s)${suffix}`,
+          n,
+          url: values["database-url"],
+          ...(tree ? { tree } : {}),
+        });
+      }
+    }
   }
-  if (values["database-url"]) {
-    for (const n of workerCounts) {
-      results.push(
-        await runConfiguration(`PostgreSQL, ${n} instance(s)`, n, values["database-url"]),
+  // Every configuration once per round, so slow moments of a shared machine fall on all alike.
+  const runs = new Map<string, Result[]>();
+  for (let round = 1; round <= rounds; round++) {
+    for (const c of configurations) {
+      const result = await runConfiguration(c.label, c.n, c.url, c.tree);
+      runs.set(c.label, [...(runs.get(c.label) ?? []), result]);
+      console.log(
+        `round ${round}: ${c.label}: ${Math.round(result.readRps)} reads/s, ${Math.round(result.deliveriesPerSecond)} deliveries/s, CPU ${result.cpuUsPerRead.toFixed(0)} µs per read, ${result.cpuUsPerDelivery.toFixed(0)} µs per delivery (load average ${loadAverage()})`,
       );
     }
   }
+  const results: Result[] = configurations.map(({ label }) => {
+    const all = runs.get(label) as Result[];
+    const of = (field: Exclude<keyof Result, "label">) => median(all.map((r) => r[field]));
+    return {
+      label,
+      readRps: of("readRps"),
+      deliveriesPerSecond: of("deliveriesPerSecond"),
+      cpuUsPerRead: of("cpuUsPerRead"),
+      cpuUsPerDelivery: of("cpuUsPerDelivery"),
+      p50Ms: of("p50Ms"),
+      p99Ms: of("p99Ms"),
+    };
+  });
   console.log(
-    "configuration              read req/s (vs bare)   deliveries/s (vs ceiling)   first attempt p50 / p99",
+    `\nmedians of ${rounds} round(s):\nconfiguration              read req/s (vs bare)   deliveries/s (vs ceiling)   first attempt p50 / p99   server CPU per read / per delivery`,
   );
   for (const r of results) {
     console.log(
-      `${r.label.padEnd(26)} ${Math.round(r.readRps).toString().padStart(8)} (${((100 * r.readRps) / bare).toFixed(1).padStart(5)} %)   ${Math.round(r.deliveriesPerSecond).toString().padStart(8)} (${((100 * r.deliveriesPerSecond) / ceiling).toFixed(1).padStart(5)} %)      ${r.p50Ms.toFixed(1)} / ${r.p99Ms.toFixed(1)} ms`,
+      `${r.label.padEnd(26)} ${Math.round(r.readRps).toString().padStart(8)} (${((100 * r.readRps) / bare).toFixed(1).padStart(5)} %)   ${Math.round(r.deliveriesPerSecond).toString().padStart(8)} (${((100 * r.deliveriesPerSecond) / ceiling).toFixed(1).padStart(5)} %)      ${r.p50Ms.toFixed(1)} / ${r.p99Ms.toFixed(1)} ms   ${r.cpuUsPerRead.toFixed(0)} / ${r.cpuUsPerDelivery.toFixed(0)} µs`,
     );
+  }
+  // The per-process targets are stated as PostgreSQL's rates over SQLite's, same process count
+  // (medians of each; the CPU figures are the servers' own, PostgreSQL's server excluded).
+  if (values["database-url"]) {
+    console.log("\nPostgreSQL as a share of SQLite (same run, same process count):");
+    for (const n of workerCounts) {
+      for (const [suffix] of trees) {
+        const lite = results.find((r) => r.label === `SQLite, --workers ${n}${suffix}`);
+        const pg = results.find((r) => r.label === `PostgreSQL, ${n} instance(s)${suffix}`);
+        if (!lite || !pg) continue;
+        console.log(
+          `  ${n} process(es)${suffix}: deliveries ${((100 * pg.deliveriesPerSecond) / lite.deliveriesPerSecond).toFixed(1)} % (target >= 60 %), cached reads ${((100 * pg.readRps) / lite.readRps).toFixed(1)} % (target >= 50 %); server CPU per delivery ${(pg.cpuUsPerDelivery / lite.cpuUsPerDelivery).toFixed(2)}x SQLite's, per read ${(pg.cpuUsPerRead / lite.cpuUsPerRead).toFixed(2)}x`,
+        );
+      }
+    }
+  }
+  if (values["compare-tree"]) {
+    console.log("\nthis tree as a share of the compare tree (same run):");
+    for (const r of results.filter((x) => !x.label.endsWith("(compare tree)"))) {
+      const old = results.find((x) => x.label === `${r.label} (compare tree)`);
+      if (!old) continue;
+      console.log(
+        `  ${r.label.padEnd(26)} reads ${((100 * r.readRps) / old.readRps).toFixed(1)} %, deliveries ${((100 * r.deliveriesPerSecond) / old.deliveriesPerSecond).toFixed(1)} %; CPU per read ${(r.cpuUsPerRead / old.cpuUsPerRead).toFixed(2)}x, per delivery ${(r.cpuUsPerDelivery / old.cpuUsPerDelivery).toFixed(2)}x`,
+      );
+    }
   }
   // The serial share each engine shows (Karp-Flatt: e = (1/speedup - 1/n) / (1 - 1/n), speedup
   // against the first configuration of the same engine): the part of the work that did not
@@ -352,7 +455,9 @@ try {
     `\nserial share measured (Karp-Flatt, against the first configuration of each engine; ${availableParallelism()} cores here, wrk, the receiver and the writer included on them):`,
   );
   for (const engine of ["SQLite", "PostgreSQL"]) {
-    const rows = results.filter((r) => r.label.startsWith(engine));
+    const rows = results.filter(
+      (r) => r.label.startsWith(engine) && !r.label.endsWith("(compare tree)"),
+    );
     const [first, ...rest] = rows;
     if (!first) continue;
     const n0 = workerCounts[0] as number;

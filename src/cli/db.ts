@@ -1,6 +1,6 @@
 // `svc db copy --to URL`: moving an install from the embedded SQLite file to PostgreSQL.
 import type { Command } from "commander";
-import { copyToPostgres } from "../db/copy.ts";
+import type { copyToPostgres } from "../db/copy.ts";
 import { databaseUrlProblem, redactDatabaseUrl } from "../db/database-url.ts";
 import { ApiError } from "../http/errors.ts";
 import { CliUsageError, withServices } from "./context.ts";
@@ -44,6 +44,8 @@ secrets derive from it.`,
         const progress = createProgress(io);
         let result: Awaited<ReturnType<typeof copyToPostgres>>;
         try {
+          // Loaded here: the copy is not part of any other command's start.
+          const { copyToPostgres } = await import("../db/copy.ts");
           result = await copyToPostgres(database, options.to, {
             onProgress: ({ table, copied, total }) =>
               progress.update(`${table}: ${copied}/${total}`),

@@ -8,7 +8,7 @@ import { DatabaseBusyError } from "../db/store.ts";
 import { ApiError } from "../http/errors.ts";
 import { toJsonNames } from "../http/json-names.ts";
 import { ListenError } from "../http/server.ts";
-import { SetupCancelled } from "../setup/wizard.ts";
+import { SetupCancelled } from "../setup/cancelled.ts";
 import { registerAccounts } from "./accounts.ts";
 import { registerConnect } from "./connect.ts";
 import { CliFailure, CliUsageError, DataDirMissing } from "./context.ts";

@@ -2,7 +2,6 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { applySetup, currentSetup, type SetupAnswers, type SetupResult } from "../setup/apply.ts";
-import { askSetupAnswers } from "../setup/wizard.ts";
 import { CliUsageError, globalOptions, outputFor } from "./context.ts";
 import type { CliIo } from "./io.ts";
 
@@ -83,6 +82,8 @@ Run again, it keeps every setting it is not given and prints the ones it changed
         answers = given;
       } else if (io.interactive) {
         const current = currentSetup(resolve(io.cwd, given.dataDir));
+        // Loaded here: the prompt library is not part of any other command's start.
+        const { askSetupAnswers } = await import("../setup/wizard.ts");
         answers = await askSetupAnswers(
           { ...current, ...given },
           {

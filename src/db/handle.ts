@@ -27,3 +27,16 @@ export function makeHandle(drizzleObject: object, members: HandleMembers): Db {
 export function joinTransaction(tx: () => Db) {
   return <T>(work: (tx: Db) => Promise<T>): Promise<T> => work(tx());
 }
+
+/** The handle a `write()` callback receives: its `write()` joins the transaction. */
+export function transactionHandle(
+  drizzleObject: object,
+  members: Pick<HandleMembers, "engine" | "t" | "rows">,
+): Db {
+  const tx: Db = makeHandle(drizzleObject, {
+    ...members,
+    inTransaction: true,
+    write: joinTransaction(() => tx),
+  });
+  return tx;
+}

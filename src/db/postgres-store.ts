@@ -9,7 +9,7 @@ import { SQL as BunSql } from "bun";
 import type { SQL } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/bun-sql";
 import { redactDatabaseUrl } from "./database-url.ts";
-import { joinTransaction, makeHandle } from "./handle.ts";
+import { makeHandle, transactionHandle } from "./handle.ts";
 import * as postgresTables from "./schema/postgres.ts";
 import type { Tables } from "./schema.ts";
 import type { Database, Db, WriteOptions } from "./store.ts";
@@ -88,20 +88,15 @@ export function openPostgresDatabase(url: string, options: PostgresOptions = {})
     const isolationLevel = options.isolation ?? "serializable";
     for (let attempt = 1; ; attempt++) {
       try {
+        // The isolation level goes with BEGIN itself: drizzle's transaction() sends it as a
+        // statement of its own, one more round trip per transaction.
         return await inside.run(true, () =>
-          orm.transaction(
-            async (drizzleTx) => {
-              const tx: Db = makeHandle(drizzleTx, {
-                engine: "postgres",
-                t: tables,
-                inTransaction: true,
-                write: joinTransaction(() => tx),
-                rows: rowsOf(drizzleTx),
-              });
-              return work(tx);
-            },
-            { isolationLevel },
-          ),
+          client.begin(`isolation level ${isolationLevel}`, async (transactionClient) => {
+            const txOrm = drizzle({ client: transactionClient });
+            return work(
+              transactionHandle(txOrm, { engine: "postgres", t: tables, rows: rowsOf(txOrm) }),
+            );
+          }),
         );
       } catch (error) {
         if (!isRetryable(error) || attempt >= maxAttempts) throw error;

@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { SQL } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/bun-sqlite";
-import { joinTransaction, makeHandle } from "./handle.ts";
+import { makeHandle, transactionHandle } from "./handle.ts";
 import { createMutex } from "./mutex.ts";
 import * as sqliteTables from "./schema/sqlite.ts";
 import type { Tables } from "./schema.ts";
@@ -114,11 +114,9 @@ export function openSqliteDatabase(path: string, options: SqliteOptions = {}): S
     (orm: typeof writerOrm) =>
     <T>(query: SQL): Promise<T[]> =>
       Promise.resolve(orm.all<T>(query));
-  const txHandle: Db = makeHandle(writerOrm, {
+  const txHandle = transactionHandle(writerOrm, {
     engine: "sqlite",
     t: tables,
-    inTransaction: true,
-    write: joinTransaction(() => txHandle),
     rows: rowsOf(writerOrm),
   });
 

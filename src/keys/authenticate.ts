@@ -1,13 +1,15 @@
-// Resolving a presented API key to its account (spec 5). Runs on every /v1 request: one
-// prepared, indexed read of the key and its account, never remembered, so a revocation or an
-// account change made by any process or instance (portal, CLI) applies to the very next request
-// (spec 3). The read also returns the account's data generation, which remembered answers are
+// Resolving a presented API key to its account (spec 5). Runs on every /v1 request: a prepared,
+// indexed read of the key and its account sent after the request arrived (on SQLite reused while
+// the change counter stands still; on PostgreSQL shared by the requests that arrived while the
+// previous read was under way), so a revocation or an account change made by any process or
+// instance (portal, CLI) applies to the very next request (spec 3). The read also returns the account's data generation, which remembered answers are
 // keyed on (api/answer-cache.ts).
 import { eq, sql } from "drizzle-orm";
 import { type AccessFacts, accessFactsOf } from "../accounts/entitlement.ts";
 import type { Clock } from "../clock.ts";
 import { constantTimeEqual } from "../crypto/tokens.ts";
 import type { Db } from "../db/store.ts";
+import { coalescedReads } from "./coalesced-reads.ts";
 import { hashApiKey, isWellFormedApiKey } from "./format.ts";
 
 /** last_used_at is refreshed at most this often per key, so reads do not each cost a write. */
@@ -54,7 +56,7 @@ export function createKeyAuthenticator(
   } = {},
 ): KeyAuthenticator {
   const { apiKeys, serviceAccounts } = db.t;
-  const lookup = db
+  const keyRows = db
     .select({
       keyId: apiKeys.id,
       keyHash: apiKeys.keyHash,
@@ -70,10 +72,29 @@ export function createKeyAuthenticator(
       dataGeneration: serviceAccounts.dataGeneration,
     })
     .from(apiKeys)
-    .innerJoin(serviceAccounts, eq(serviceAccounts.id, apiKeys.serviceAccountId))
+    .innerJoin(serviceAccounts, eq(serviceAccounts.id, apiKeys.serviceAccountId));
+  const lookup = keyRows
     .where(eq(apiKeys.keyHash, sql.placeholder("hash")))
     .prepare("svc_key_lookup");
   type KeyRow = Awaited<ReturnType<typeof lookup.execute>>[number];
+  /**
+   * One key's row, read by a query sent after the call. On PostgreSQL the reads of concurrent
+   * requests share one round trip (coalesced-reads.ts: still sent after each of them arrived);
+   * SQLite reads in process.
+   */
+  const readRow = db.engine === "postgres" ? coalescedKeyReads() : readOneRow;
+  function readOneRow(hash: string): Promise<KeyRow | undefined> {
+    return lookup.execute({ hash }).then((rows) => rows[0]);
+  }
+  function coalescedKeyReads(): (hash: string) => Promise<KeyRow | undefined> {
+    const many = keyRows
+      .where(sql`${apiKeys.keyHash} = ANY(${sql.placeholder("hashes")}::text[])`)
+      .prepare("svc_key_lookup_many");
+    return coalescedReads(async (hashes: string[]) => {
+      const rows = await many.execute({ hashes });
+      return new Map(rows.map((row) => [row.keyHash, row]));
+    });
+  }
   /**
    * Known keys' decided checks by key hash, valid while the change counter reads `rememberedAt`:
    * a hit costs the counter read and a map lookup, no query and no allocation.
@@ -138,7 +159,7 @@ export function createKeyAuthenticator(
   const readCheck = async (hash: string): Promise<KeyCheck> => {
     // The counter is read before the row: a commit in between moves it, so the next check reads.
     const version = options.changeCounter?.();
-    const [row] = await lookup.execute({ hash });
+    const row = await readRow(hash);
     const check = decide(row, hash);
     // Unknown keys are never remembered: guessing must not fill the memory.
     if (row && version === rememberedAt && remembered.size < rememberedKeyEntries) {

@@ -5,10 +5,9 @@ import { passwordProblem } from "../accounts/passwords.ts";
 import { emailSchema } from "../accounts/service-accounts.ts";
 import { validateConfigValue } from "../config.ts";
 import type { SetupAnswers } from "./apply.ts";
+import { SetupCancelled } from "./cancelled.ts";
 
-export class SetupCancelled extends Error {
-  override name = "SetupCancelled";
-}
+export { SetupCancelled };
 
 function answered<T>(value: T | symbol): Exclude<T, symbol> {
   if (prompts.isCancel(value)) throw new SetupCancelled("setup cancelled; nothing was written");

@@ -4,12 +4,14 @@
 // that dies mid-send leaves the row pending: it is due again, and re-sent, once the lease has
 // run out. Candidates are read outside the transaction; the UPDATE re-checks that each is still
 // pending and due, so the write lock is held only for the claim itself. On PostgreSQL the rows
-// are first locked with FOR UPDATE SKIP LOCKED, so instances claiming at once pass each other's
-// rows by instead of waiting for them; SQLite's single writer makes claims take turns.
-import { and, asc, count, eq, gt, inArray, lte, notInArray, sql } from "drizzle-orm";
+// are locked with FOR UPDATE SKIP LOCKED, so instances claiming at once pass each other's rows
+// by instead of waiting for them, in one statement (delivery-claims-postgres.ts); SQLite's
+// single writer makes claims take turns.
+import { and, asc, count, eq, gt, lte, notInArray, sql } from "drizzle-orm";
 import { idIn } from "../db/id-list.ts";
 import type { Db } from "../db/store.ts";
 import { newId } from "../ids.ts";
+import { claimOnPostgres } from "./delivery-claims-postgres.ts";
 import { cancelPendingDeliveries } from "./endpoint-state.ts";
 export interface ClaimedDelivery {
   id: string;
@@ -28,6 +30,12 @@ export interface ClaimedDelivery {
    */
   claimToken: string;
 }
+
+/** A claimed row before the endpoint's state is checked (sendableOf). */
+export type ClaimedRow = Omit<ClaimedDelivery, "claimToken"> & {
+  endpointStatus: string;
+  verified: boolean;
+};
 
 export interface ClaimRequest {
   now: Date;
@@ -90,12 +98,23 @@ export async function claimDueDeliveries(
   const endpointOf = new Map(candidates.map((c) => [c.id, c.endpointId]));
   return db.write(
     async (tx) => {
-      // PostgreSQL: rows another instance is claiming right now are skipped, not waited for.
-      const free = tx.engine === "postgres" ? await unlockedOf(tx, picked, now) : picked;
+      if (tx.engine === "postgres") {
+        const endpoints = [...new Set(picked.map((id) => endpointOf.get(id) as string))].sort();
+        const rows = await claimOnPostgres(tx, {
+          ids: picked,
+          endpoints,
+          now,
+          leaseUntil: request.leaseUntil,
+          claimToken,
+          holder: request.holder ?? null,
+          ...(request.endpointCap === undefined ? {} : { endpointCap: request.endpointCap }),
+        });
+        return sendableOf(tx, rows, claimToken, now);
+      }
       const ids =
         request.endpointCap === undefined
-          ? free
-          : await withinClusterCap(tx, free, endpointOf, request.endpointCap, now);
+          ? picked
+          : await withinClusterCap(tx, picked, endpointOf, request.endpointCap, now);
       if (ids.length === 0) return [];
       const claimed = await tx
         .update(deliveries)
@@ -142,28 +161,43 @@ export async function claimDueDeliveries(
           ),
         )
         .orderBy(asc(deliveries.nextAttemptAt), asc(deliveries.id));
-      // Only active and verified endpoints receive account events (spec 3). A row for any other
-      // endpoint (paused or disabled a moment ago) is cancelled, never sent later.
-      const ineligible = new Set<string>();
-      const sendable: ClaimedDelivery[] = [];
-      for (const { endpointStatus, verifiedAt, ...delivery } of rows) {
-        if (endpointStatus !== "active" || verifiedAt === null) ineligible.add(delivery.endpointId);
-        else sendable.push({ ...delivery, claimToken });
-      }
-      for (const endpointId of ineligible) {
-        await cancelPendingDeliveries(tx, endpointId, now, "endpoint is not active and verified");
-      }
-      return sendable;
+      return sendableOf(
+        tx,
+        rows.map(({ verifiedAt, ...row }) => ({ ...row, verified: verifiedAt !== null })),
+        claimToken,
+        now,
+      );
     },
     { isolation: "read committed", purpose: "delivery_claim" },
   );
 }
 
 /**
+ * The claimed rows to send. Only active and verified endpoints receive account events (spec 3):
+ * a row for any other endpoint (paused or disabled a moment ago) is cancelled, never sent later.
+ */
+async function sendableOf(
+  tx: Db,
+  rows: ClaimedRow[],
+  claimToken: string,
+  now: Date,
+): Promise<ClaimedDelivery[]> {
+  const ineligible = new Set<string>();
+  const sendable: ClaimedDelivery[] = [];
+  for (const { endpointStatus, verified, ...delivery } of rows) {
+    if (endpointStatus !== "active" || !verified) ineligible.add(delivery.endpointId);
+    else sendable.push({ ...delivery, claimToken });
+  }
+  for (const endpointId of ineligible) {
+    await cancelPendingDeliveries(tx, endpointId, now, "endpoint is not active and verified");
+  }
+  return sendable;
+}
+
+/**
  * The picked deliveries each endpoint may still lease, counting the leases every process holds
- * (pending rows whose lease has not run out). On PostgreSQL the claims of one endpoint take
- * turns on a transaction-scoped advisory lock, so two instances cannot both see room for the
- * last place; SQLite's single writer already makes them take turns.
+ * (pending rows whose lease has not run out); SQLite's single writer makes claims take turns
+ * (PostgreSQL's: delivery-claims-postgres.ts).
  */
 async function withinClusterCap(
   tx: Db,
@@ -174,15 +208,6 @@ async function withinClusterCap(
 ): Promise<string[]> {
   const { deliveries } = tx.t;
   const endpoints = [...new Set(picked.map((id) => endpointOf.get(id) as string))].sort();
-  if (tx.engine === "postgres") {
-    // Every endpoint's lock in one statement (one round trip, not one per endpoint), taken in
-    // the sorted order of the array: a function scan of unnest yields its elements in order and
-    // the select list is evaluated row by row, so two claims never wait on each other crosswise.
-    const keys = endpoints.map((endpointId) => sql`${`svc_endpoint:${endpointId}`}`);
-    await tx.rows(
-      sql`SELECT pg_advisory_xact_lock(hashtext(k)) FROM unnest(ARRAY[${sql.join(keys, sql`, `)}]::text[]) AS k`,
-    );
-  }
   const leased = await tx
     .select({ endpointId: deliveries.endpointId, n: count() })
     .from(deliveries)
@@ -206,22 +231,4 @@ async function withinClusterCap(
     room.set(endpointId, left - 1);
     return true;
   });
-}
-
-/** Of the picked rows, those still due that no other transaction holds (FOR UPDATE SKIP LOCKED). */
-async function unlockedOf(tx: Db, picked: string[], now: Date): Promise<string[]> {
-  const { deliveries } = tx.t;
-  const rows = await tx
-    .select({ id: deliveries.id })
-    .from(deliveries)
-    .where(
-      and(
-        inArray(deliveries.id, picked),
-        sql`coalesce(${deliveries.status}, '') = 'pending'`,
-        lte(deliveries.nextAttemptAt, now),
-      ),
-    )
-    .for("update", { skipLocked: true });
-  const free = new Set(rows.map((row) => row.id));
-  return picked.filter((id) => free.has(id));
 }

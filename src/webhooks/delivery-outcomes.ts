@@ -10,6 +10,7 @@ import { idIn } from "../db/id-list.ts";
 import type { Db } from "../db/store.ts";
 import { newId } from "../ids.ts";
 import type { ClaimedDelivery } from "./delivery-claims.ts";
+import { recordOnPostgres, rescheduleOnPostgres } from "./delivery-outcomes-postgres.ts";
 import { queueDisabledNotice } from "./disable-notice.ts";
 import { cancelPendingDeliveries } from "./endpoint-state.ts";
 import { failuresBeforeDisabling, nextRetryAt } from "./retry-schedule.ts";
@@ -44,7 +45,7 @@ function describeFailure(result: SendResult): string {
   return result.errorMessage ?? result.errorClass ?? "failed";
 }
 
-interface EndpointState {
+export interface EndpointState {
   id: string;
   status: string;
   failureCount: number;
@@ -56,19 +57,23 @@ async function updateStreaks(
   tx: Db,
   clock: Clock,
   outcomes: AttemptOutcome[],
+  /** The batch's endpoints, when already read. */
+  read?: EndpointState[],
 ): Promise<DisabledEndpoint[]> {
   const { webhookEndpoints } = tx.t;
   const endpointIds = [...new Set(outcomes.map((o) => o.delivery.endpointId))];
-  const endpoints: EndpointState[] = await tx
-    .select({
-      id: webhookEndpoints.id,
-      status: webhookEndpoints.status,
-      failureCount: webhookEndpoints.failureCount,
-      serviceAccountId: webhookEndpoints.serviceAccountId,
-      url: webhookEndpoints.url,
-    })
-    .from(webhookEndpoints)
-    .where(inArray(webhookEndpoints.id, endpointIds));
+  const endpoints: EndpointState[] =
+    read ??
+    (await tx
+      .select({
+        id: webhookEndpoints.id,
+        status: webhookEndpoints.status,
+        failureCount: webhookEndpoints.failureCount,
+        serviceAccountId: webhookEndpoints.serviceAccountId,
+        url: webhookEndpoints.url,
+      })
+      .from(webhookEndpoints)
+      .where(inArray(webhookEndpoints.id, endpointIds)));
   const state = new Map(
     endpoints.map((e) => [
       e.id,
@@ -120,11 +125,11 @@ async function updateStreaks(
 }
 
 /**
- * Stores the batch's attempts. SQLite: one statement with the rows as one JSON parameter
+ * Stores the batch's attempts on SQLite: one statement with the rows as one JSON parameter
  * (json_each), because drizzle's builder spent about a quarter of a 64-row batch's CPU building
- * the multi-row insert's 640 parameters; PostgreSQL: the builder's insert.
+ * the multi-row insert's 640 parameters (PostgreSQL writes them in recordOnPostgres).
  */
-async function insertAttempts(tx: Db, live: AttemptOutcome[]): Promise<void> {
+async function insertSqliteAttempts(tx: Db, live: AttemptOutcome[]): Promise<void> {
   const rows = live.map(({ delivery, result }) => ({
     id: newId(),
     deliveryId: delivery.id,
@@ -137,10 +142,6 @@ async function insertAttempts(tx: Db, live: AttemptOutcome[]): Promise<void> {
     errorMessage: result.errorMessage,
     signature: result.signature ?? null,
   }));
-  if (tx.engine !== "sqlite") {
-    await tx.insert(tx.t.deliveryAttempts).values(rows);
-    return;
-  }
   const json = JSON.stringify(
     rows.map((r) => [
       r.id,
@@ -170,6 +171,15 @@ async function recordBatch(
   const { deliveries } = tx.t;
   const dispositions: BatchDispositions = { succeeded: 0, retryScheduled: 0, dropped: 0 };
   const completedAt = clock.now();
+  if (tx.engine === "postgres") {
+    const recorded = await recordOnPostgres(tx, outcomes, completedAt);
+    dispositions.succeeded = recorded.succeeded;
+    const live = outcomes.filter((o) => recorded.live.has(o.delivery.id));
+    return finishBatch(tx, clock, live, outcomes.length - live.length, dispositions, {
+      completedAt,
+      endpoints: recorded.endpoints,
+    });
+  }
   // Only outcomes whose claim still holds the row are recorded (fencing: a dispatcher that
   // stalled past its lease cannot overwrite the attempt of the one that took the row over); a
   // delivery removed meanwhile (its endpoint was removed) has nothing left to update either.
@@ -227,46 +237,88 @@ async function recordBatch(
     }
   }
   const live = outcomes.filter((o) => current.has(o.delivery.id));
-  const superseded = outcomes.length - live.length;
+  if (live.length === 0) return { disabled: [], dispositions, superseded: outcomes.length };
+  await insertSqliteAttempts(tx, live);
+  return finishBatch(tx, clock, live, outcomes.length - live.length, dispositions, {
+    completedAt,
+  });
+}
+
+/** Failed attempts rescheduled or dropped, then the endpoints' streaks (both engines). */
+async function finishBatch(
+  tx: Db,
+  clock: Clock,
+  live: AttemptOutcome[],
+  superseded: number,
+  dispositions: BatchDispositions,
+  context: { completedAt: Date; endpoints?: EndpointState[] },
+): Promise<RecordedBatch> {
   if (live.length === 0) return { disabled: [], dispositions, superseded };
-  await insertAttempts(tx, live);
-  for (const { delivery, result } of live) {
-    if (result.ok) continue;
-    const attemptNumber = delivery.attemptCount + 1;
-    const retryAt = nextRetryAt(attemptNumber, result.startedAt);
-    // A delivery cancelled meanwhile (endpoint paused or disabled) stays cancelled.
-    const stillPending = and(
-      eq(deliveries.id, delivery.id),
-      eq(deliveries.status, "pending"),
-      eq(deliveries.claimToken, delivery.claimToken),
-    );
-    const changed = await tx
-      .update(deliveries)
-      .set(
-        retryAt
-          ? {
-              attemptCount: attemptNumber,
-              nextAttemptAt: retryAt,
-              leaseExpiresAt: null,
-              lastStatusCode: result.statusCode,
-              lastError: describeFailure(result),
-            }
-          : {
-              status: "dropped",
-              attemptCount: attemptNumber,
-              nextAttemptAt: null,
-              leaseExpiresAt: null,
-              lastStatusCode: result.statusCode,
-              lastError: describeFailure(result),
-              completedAt,
-            },
-      )
-      .where(stillPending)
-      .returning({ id: deliveries.id });
-    if (retryAt) dispositions.retryScheduled += changed.length;
-    else dispositions.dropped += changed.length;
+  const { deliveries } = tx.t;
+  const { completedAt } = context;
+  const failed = live.filter((o) => !o.result.ok);
+  if (tx.engine === "postgres") {
+    // One statement for every failed attempt, none when all succeeded.
+    const moved =
+      failed.length === 0
+        ? { retryScheduled: 0, dropped: 0 }
+        : await rescheduleOnPostgres(
+            tx,
+            failed.map(({ delivery, result }) => ({
+              id: delivery.id,
+              claimToken: delivery.claimToken,
+              attemptNumber: delivery.attemptCount + 1,
+              retryAt: nextRetryAt(delivery.attemptCount + 1, result.startedAt),
+              statusCode: result.statusCode,
+              error: describeFailure(result),
+            })),
+            completedAt,
+          );
+    dispositions.retryScheduled += moved.retryScheduled;
+    dispositions.dropped += moved.dropped;
+  } else {
+    // SQLite: one statement per failed attempt, under its single writer.
+    for (const { delivery, result } of failed) {
+      const attemptNumber = delivery.attemptCount + 1;
+      const retryAt = nextRetryAt(attemptNumber, result.startedAt);
+      // A delivery cancelled meanwhile (endpoint paused or disabled) stays cancelled.
+      const stillPending = and(
+        eq(deliveries.id, delivery.id),
+        eq(deliveries.status, "pending"),
+        eq(deliveries.claimToken, delivery.claimToken),
+      );
+      const changed = await tx
+        .update(deliveries)
+        .set(
+          retryAt
+            ? {
+                attemptCount: attemptNumber,
+                nextAttemptAt: retryAt,
+                leaseExpiresAt: null,
+                lastStatusCode: result.statusCode,
+                lastError: describeFailure(result),
+              }
+            : {
+                status: "dropped",
+                attemptCount: attemptNumber,
+                nextAttemptAt: null,
+                leaseExpiresAt: null,
+                lastStatusCode: result.statusCode,
+                lastError: describeFailure(result),
+                completedAt,
+              },
+        )
+        .where(stillPending)
+        .returning({ id: deliveries.id });
+      if (retryAt) dispositions.retryScheduled += changed.length;
+      else dispositions.dropped += changed.length;
+    }
   }
-  return { disabled: await updateStreaks(tx, clock, live), dispositions, superseded };
+  return {
+    disabled: await updateStreaks(tx, clock, live, context.endpoints),
+    dispositions,
+    superseded,
+  };
 }
 
 /**

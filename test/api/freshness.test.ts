@@ -286,6 +286,43 @@ describe("/v1 never serves a remembered answer after the data changed", () => {
     );
   });
 
+  test("with many requests under way while another process revokes the key, every request sent after the revocation committed is refused (on PostgreSQL their key reads are shared)", async () => {
+    const tenant = await api.addTenant(`revoke-busy-${crypto.randomUUID()}@example.com`);
+    let committedAt = Number.POSITIVE_INFINITY;
+    const outcomes: { sentAt: number; status: number }[] = [];
+    let flowing = () => {};
+    const answered = new Promise<void>((resolve) => {
+      flowing = resolve;
+    });
+    const client = async () => {
+      // Each client stops after a few requests sent after the commit.
+      let afterCommit = 0;
+      while (afterCommit < 5) {
+        const sentAt = performance.now();
+        const response = await api.get("/v1/accounts", tenant.key);
+        await response.arrayBuffer();
+        outcomes.push({ sentAt, status: response.status });
+        if (response.status === 200) flowing();
+        if (sentAt > committedAt) afterCommit++;
+      }
+    };
+    const clients = Array.from({ length: 16 }, client);
+    // Revoke once requests are flowing, from another connection (as the CLI or an instance).
+    await answered;
+    const other = otherProcessConnection();
+    const { apiKeys } = other.db.t;
+    await other.db.write((tx) =>
+      tx.update(apiKeys).set({ revokedAt: api.clock.now() }).where(eq(apiKeys.id, tenant.keyId)),
+    );
+    committedAt = performance.now();
+    await Promise.all(clients);
+    await other.close();
+    const after = outcomes.filter((o) => o.sentAt > committedAt);
+    expect(after.length).toBeGreaterThanOrEqual(16 * 5);
+    expect(after.every((o) => o.status === 401)).toBe(true);
+    expect(outcomes.filter((o) => o.sentAt < committedAt).some((o) => o.status === 200)).toBe(true);
+  });
+
   test("an account lapsed by another process answers subscription_lapsed on the next request", async () => {
     const tenant = await api.addTenant(`lapse-${crypto.randomUUID()}@example.com`);
     expect((await api.get("/v1/accounts", tenant.key)).status).toBe(200);

@@ -206,6 +206,18 @@ describe.if(testEngine === "postgres")("PostgreSQL: serializable, retried", () =
     }
   });
 
+  test("a write() runs at the isolation level it asks for: serializable unless read committed is asked", async () => {
+    const level = (options?: { isolation: "read committed" }) =>
+      database.db.write(async (tx) => {
+        const [row] = await tx.rows<{ level: string }>(
+          sql`SELECT current_setting('transaction_isolation') AS level`,
+        );
+        return row?.level;
+      }, options);
+    expect(await level()).toBe("serializable");
+    expect(await level({ isolation: "read committed" })).toBe("read committed");
+  });
+
   test("serialization failures and deadlocks are what is retried, also when drizzle wraps them", () => {
     const postgresError = (errno: string) => Object.assign(new Error("pg"), { errno });
     expect(isRetryable(postgresError("40001"))).toBe(true);
