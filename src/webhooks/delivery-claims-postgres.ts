@@ -10,7 +10,7 @@
 // started, and the claim statement starts after the lock is held.
 import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/store.ts";
-import type { ClaimedRow } from "./delivery-claims.ts";
+import type { ClaimedRow } from "./claimed-delivery.ts";
 
 export interface PostgresClaim {
   /** The picked deliveries, in the order they should be taken. */

@@ -11,31 +11,9 @@ import { and, asc, count, eq, gt, lte, notInArray, sql } from "drizzle-orm";
 import { idIn } from "../db/id-list.ts";
 import type { Db } from "../db/store.ts";
 import { newId } from "../ids.ts";
+import type { ClaimedDelivery, ClaimedRow } from "./claimed-delivery.ts";
 import { claimOnPostgres } from "./delivery-claims-postgres.ts";
 import { cancelPendingDeliveries } from "./endpoint-state.ts";
-export interface ClaimedDelivery {
-  id: string;
-  eventId: string;
-  endpointId: string;
-  serviceAccountId: string;
-  /** Attempts made before this one. */
-  attemptCount: number;
-  body: string;
-  url: string;
-  secretSalt: string;
-  /**
-   * The claim's token (fencing): an outcome is recorded, and a lease released, only while the
-   * row still carries it, so a dispatcher that stalled past its lease cannot overwrite the
-   * attempt of the one that took the row over.
-   */
-  claimToken: string;
-}
-
-/** A claimed row before the endpoint's state is checked (sendableOf). */
-export type ClaimedRow = Omit<ClaimedDelivery, "claimToken"> & {
-  endpointStatus: string;
-  verified: boolean;
-};
 
 export interface ClaimRequest {
   now: Date;

@@ -7,7 +7,7 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/store.ts";
 import { newId } from "../ids.ts";
-import type { AttemptOutcome, EndpointState } from "./delivery-outcomes.ts";
+import type { AttemptOutcome, EndpointState } from "./attempt-outcome.ts";
 
 export interface RecordedOnPostgres {
   /** Deliveries whose claim still held (their attempts are stored). */

@@ -9,17 +9,12 @@ import type { Clock } from "../clock.ts";
 import { idIn } from "../db/id-list.ts";
 import type { Db } from "../db/store.ts";
 import { newId } from "../ids.ts";
-import type { ClaimedDelivery } from "./delivery-claims.ts";
+import type { AttemptOutcome, EndpointState } from "./attempt-outcome.ts";
 import { recordOnPostgres, rescheduleOnPostgres } from "./delivery-outcomes-postgres.ts";
 import { queueDisabledNotice } from "./disable-notice.ts";
 import { cancelPendingDeliveries } from "./endpoint-state.ts";
 import { failuresBeforeDisabling, nextRetryAt } from "./retry-schedule.ts";
 import type { SendResult } from "./sender.ts";
-
-export interface AttemptOutcome {
-  delivery: ClaimedDelivery;
-  result: SendResult;
-}
 
 /** How many deliveries of a batch ended where (for the metrics). */
 export interface BatchDispositions {
@@ -43,14 +38,6 @@ export interface DisabledEndpoint {
 
 function describeFailure(result: SendResult): string {
   return result.errorMessage ?? result.errorClass ?? "failed";
-}
-
-export interface EndpointState {
-  id: string;
-  status: string;
-  failureCount: number;
-  serviceAccountId: string;
-  url: string;
 }
 
 async function updateStreaks(

@@ -5,7 +5,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/store.ts";
 import type { Logger } from "../log.ts";
-import type { ClaimedDelivery } from "./delivery-claims.ts";
+import type { ClaimedDelivery } from "./claimed-delivery.ts";
 
 export async function releaseLeases(
   deps: { db: Db; clock: Clock; log: Logger },

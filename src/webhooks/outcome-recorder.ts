@@ -6,7 +6,8 @@ import type { Clock } from "../clock.ts";
 import type { Db } from "../db/store.ts";
 import type { Logger } from "../log.ts";
 import type { Metrics } from "../metrics/metrics.ts";
-import { type AttemptOutcome, recordOutcomes } from "./delivery-outcomes.ts";
+import type { AttemptOutcome } from "./attempt-outcome.ts";
+import { recordOutcomes } from "./delivery-outcomes.ts";
 
 export interface OutcomeRecorderDeps {
   db: Db;

@@ -3,7 +3,7 @@
 // sender that throws is an attempt that failed to connect. Never rejects.
 import type { Clock } from "../clock.ts";
 import type { MasterKey } from "../crypto/master-key.ts";
-import type { ClaimedDelivery } from "./delivery-claims.ts";
+import type { ClaimedDelivery } from "./claimed-delivery.ts";
 import { deriveSigningSecret } from "./secrets.ts";
 import type { Sender, SendResult } from "./sender.ts";
 

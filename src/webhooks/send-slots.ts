@@ -3,7 +3,7 @@
 // up to the global cap again (`claimAhead`), so a finished send is followed by the next one at
 // once, from the queue, instead of after a round trip to the database; one endpoint's held
 // deliveries (sending and waiting) never exceed its cap.
-import type { ClaimedDelivery } from "./delivery-claims.ts";
+import type { ClaimedDelivery } from "./claimed-delivery.ts";
 
 export interface SendSlots {
   /** Sends running now. */

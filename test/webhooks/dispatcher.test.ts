@@ -8,9 +8,11 @@ const { deliveries, deliveryAttempts, mailOutbox, webhookEndpoints } = tables;
 
 import { openDatabase } from "../../src/db/open.ts";
 import { createLogger, silentLogger } from "../../src/log.ts";
-import { type ClaimedDelivery, claimDueDeliveries } from "../../src/webhooks/delivery-claims.ts";
+import type { AttemptOutcome } from "../../src/webhooks/attempt-outcome.ts";
+import type { ClaimedDelivery } from "../../src/webhooks/claimed-delivery.ts";
+import { claimDueDeliveries } from "../../src/webhooks/delivery-claims.ts";
 import { listDeliveries } from "../../src/webhooks/delivery-log.ts";
-import { type AttemptOutcome, recordOutcomes } from "../../src/webhooks/delivery-outcomes.ts";
+import { recordOutcomes } from "../../src/webhooks/delivery-outcomes.ts";
 import {
   createDispatcher,
   type Dispatcher,
