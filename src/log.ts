@@ -131,7 +131,8 @@ export function createLogger(options: LoggerOptions = {}, bound: LogFields = {})
     if (!isOn(level)) return () => {};
     const head: LogFields = { level, msg: redactSecrets(message), ...boundFields };
     for (const key in fixed) head[key] = sanitiseField(key, fixed[key]);
-    const headJson = JSON.stringify(head).slice(1);
+    // The fixed fields' JSON without its braces, cut once rather than per line.
+    const headJson = JSON.stringify(head).slice(1, -1);
     return (varying: LogFields) => {
       let tail = "";
       for (const key in varying) {
@@ -139,7 +140,7 @@ export function createLogger(options: LoggerOptions = {}, bound: LogFields = {})
         const value = JSON.stringify(sanitiseField(key, varying[key]));
         if (value !== undefined) tail += `,${fieldNameJson(key)}:${value}`;
       }
-      written(level, `{"time":"${timestamp()}",${headJson.slice(0, -1)}${tail}}`);
+      written(level, `{"time":"${timestamp()}",${headJson}${tail}}`);
     };
   };
   return {

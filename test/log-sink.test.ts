@@ -1,5 +1,5 @@
-// Log lines are written to stderr in batches (src/log-sink.ts): one write per turn of the event
-// loop, at once for warnings and errors, and nothing is lost when the process exits.
+// Log lines are written to stderr in batches (src/log-sink.ts): one write for the lines queued
+// within a short delay, at once for warnings and errors, and nothing is lost when the process exits.
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { createLogger } from "../src/log.ts";
@@ -23,7 +23,7 @@ function harness(maxQueuedBytes?: number) {
 }
 
 describe("batched log lines", () => {
-  test("the lines of one turn of the event loop go out in one write, in order, each ending in a newline", () => {
+  test("the lines queued before the delay ends go out in one write, in order, each ending in a newline", () => {
     const { chunks, sink, endTurn } = harness();
     sink.write("one");
     sink.write("two");
