@@ -112,6 +112,11 @@ test("svc listen forwards every event once, signed with the printed secret, acro
 
     expect(received.map((event) => event.id).sort()).toEqual([...allIds].sort());
     expect(received.every((event) => event.verified)).toBe(true);
+    // listen prints a forward's line once the receiver has answered, after the receiver saw it.
+    await until(
+      "listen to print the last forward",
+      () => out().trim().split("\n").length >= allIds.length,
+    );
     const lines = out().trim().split("\n");
     expect(lines).toHaveLength(allIds.length);
     for (const event of received) {
