@@ -2,8 +2,8 @@
 // indexed read of the key and its account sent after the request arrived (on SQLite reused while
 // the change counter stands still; on PostgreSQL shared by the requests that arrived while the
 // previous read was under way), so a revocation or an account change made by any process or
-// instance (portal, CLI) applies to the very next request (spec 3). The read also returns the account's data generation, which remembered answers are
-// keyed on (api/answer-cache.ts).
+// instance (portal, CLI) applies to the very next request (spec 3). The read also returns the
+// account's data generation, which remembered answers are keyed on (api/answer-cache.ts).
 import { eq, sql } from "drizzle-orm";
 import { type AccessFacts, accessFactsOf } from "../accounts/entitlement.ts";
 import type { Clock } from "../clock.ts";
