@@ -1,0 +1,63 @@
+// GET /v1/accounts, /v1/accounts/{account_id}, /v1/accounts/{account_id}/balance.
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import type { BankReads } from "../bank-reads.ts";
+import type { ApiEnv } from "../middleware/auth.ts";
+import { idPageBody, idPageRequest } from "../pagination.ts";
+import { accountPathParams, noQuery, pageQuery } from "../params.ts";
+import { conditionalReadHeaders, itemResponses, listResponses } from "../responses.ts";
+
+import { accountListSchema, accountSchema, balanceSchema } from "../schemas.ts";
+
+const listRoute = createRoute({
+  method: "get",
+  path: "/accounts",
+  operationId: "listAccounts",
+  tags: ["Accounts"],
+  summary: "List accounts",
+  description: "Every bank account of the key's service account, across all its connections.",
+  request: { headers: conditionalReadHeaders, query: pageQuery },
+  responses: listResponses(accountListSchema, "A page of accounts, in id order."),
+});
+
+const getRoute = createRoute({
+  method: "get",
+  path: "/accounts/{account_id}",
+  operationId: "getAccount",
+  tags: ["Accounts"],
+  summary: "Get an account",
+  description:
+    "One bank account of the key's service account: its name, type, currency and identifiers. An id of another service account is 404, like an unknown one.",
+  request: { headers: conditionalReadHeaders, query: noQuery, params: accountPathParams },
+  responses: itemResponses(accountSchema, "The account."),
+});
+
+const balanceRoute = createRoute({
+  method: "get",
+  path: "/accounts/{account_id}/balance",
+  operationId: "getBalance",
+  tags: ["Accounts"],
+  summary: "Get an account's balance",
+  description:
+    "The latest balance the service fetched. `fetched_at` equals the `fetched_at` of the account.balance.updated event that announced it. 404 until the account's first sync brought a balance.",
+  request: { headers: conditionalReadHeaders, query: noQuery, params: accountPathParams },
+  responses: itemResponses(balanceSchema, "The latest balance."),
+});
+
+export function registerAccountRoutes(app: OpenAPIHono<ApiEnv>, reads: BankReads): void {
+  app.openapi(listRoute, async (c) => {
+    const owner = c.get("principal").serviceAccountId;
+    const page = await reads.listAccounts(owner, idPageRequest("accounts", c.req.valid("query")));
+    return c.json(
+      idPageBody("accounts", page, (a) => a.account_id),
+      200,
+    );
+  });
+  app.openapi(getRoute, async (c) => {
+    const owner = c.get("principal").serviceAccountId;
+    return c.json(await reads.getAccount(owner, c.req.valid("param").account_id), 200);
+  });
+  app.openapi(balanceRoute, async (c) => {
+    const owner = c.get("principal").serviceAccountId;
+    return c.json(await reads.getBalance(owner, c.req.valid("param").account_id), 200);
+  });
+}
