@@ -19,6 +19,7 @@ import {
   type RateLimitDecision,
   setRateLimitState,
 } from "./rate-limit.ts";
+import type { ReadLane } from "./read-lane.ts";
 
 /**
  * Undefined at once for a request the lane never serves (not a GET under /v1/); otherwise the
@@ -39,6 +40,10 @@ export function createCachedAnswerLane(deps: {
   requestIds: RequestIds;
   log: Logger;
   metrics: Metrics;
+  /** Where a request with no remembered answer goes before the router (read-lane.ts). */
+  fresh?: ReadLane;
+  /** Every answer given from the remembered answers is added here (for diagnostics and tests). */
+  served?: WeakSet<Response>;
 }): CachedAnswerLane {
   // The access-log and metrics recorder of each answer, key and status (200 or 304), prepared on
   // first use.
@@ -72,7 +77,7 @@ export function createCachedAnswerLane(deps: {
     const remembered = deps.answers.get(principal, request.url, now);
     if (remembered === undefined) {
       deps.checked.set(request, access);
-      return undefined;
+      return deps.fresh?.(request, principal, now, started);
     }
     if (!deps.rateLimiter) return respond(request, access, remembered, undefined, started);
     // In memory while the process holds allowance for the account (shared-rate-limit.ts).
@@ -106,6 +111,7 @@ export function createCachedAnswerLane(deps: {
       principal.keyId,
       response.status,
     )(performance.now() - started, requestId);
+    deps.served?.add(response);
     return response;
   };
   return (request) => {

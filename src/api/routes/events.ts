@@ -13,6 +13,7 @@ import {
 import { eventListSchema, eventSchema } from "../event-schemas.ts";
 import { type EventStreams, parseLastEventId } from "../event-stream.ts";
 import { noQuery } from "../params.ts";
+import { readRoute } from "../read-route.ts";
 import type { EventReads, StoredEvent } from "../reads/events.ts";
 import {
   authErrorResponses,
@@ -87,21 +88,29 @@ const getRoute = createRoute({
 /** The stored canonical body as JSON; serialised again it gives the same bytes. */
 const envelopeOf = (event: StoredEvent) => JSON.parse(event.body) as EventEnvelope;
 
-export function registerEventRoutes(
-  app: OpenAPIHono<ApiEnv>,
-  reads: EventReads,
-  streams: EventStreams,
-): void {
-  app.openapi(listRoute, async (c) => {
-    const owner = c.get("principal").serviceAccountId;
-    const request = resolveEventsQuery(c.req.valid("query"));
-    const page = await reads.listEvents(owner, request);
-    return c.json(
-      { data: page.data.map(envelopeOf), next_cursor: nextEventsCursor(request, page) },
-      200,
-    );
-  });
-  // Before /events/{event_id}, which would otherwise take "stream" for an id.
+/** The events' reads (not the stream), answered by the router and by the read lane (read-route.ts). */
+export function eventReadRoutes(reads: EventReads) {
+  return {
+    list: readRoute(listRoute, async ({ principal, query }) => {
+      const request = resolveEventsQuery(query);
+      const page = await reads.listEvents(principal.serviceAccountId, request);
+      return {
+        body: JSON.stringify({
+          data: page.data.map(envelopeOf),
+          next_cursor: nextEventsCursor(request, page),
+        }),
+      };
+    }),
+    get: readRoute(getRoute, async ({ principal, param }) => ({
+      body: JSON.stringify(
+        envelopeOf(await reads.getEvent(principal.serviceAccountId, param.event_id)),
+      ),
+    })),
+  };
+}
+
+/** The event stream (before /events/{event_id}, which would otherwise take "stream" for an id). */
+export function registerEventStreamRoute(app: OpenAPIHono<ApiEnv>, streams: EventStreams): void {
   app.openapi(streamRoute, async (c) => {
     const query = c.req.valid("query");
     const lastEventId =
@@ -112,9 +121,5 @@ export function registerEventRoutes(
       lastEventId,
       authorization: c.req.header("authorization"),
     }) as never;
-  });
-  app.openapi(getRoute, async (c) => {
-    const owner = c.get("principal").serviceAccountId;
-    return c.json(envelopeOf(await reads.getEvent(owner, c.req.valid("param").event_id)), 200);
   });
 }
