@@ -9,12 +9,12 @@ import type { SimulationResult } from "../src/banking/sandbox/simulate.ts";
 import type { SyncResult } from "../src/banking/sync.ts";
 import type { ApiKeyView, CreatedApiKey } from "../src/keys/api-keys.ts";
 import type { MailView } from "../src/mail/outbox.ts";
-import type { DeliveryView } from "../src/webhooks/delivery-log.ts";
-import type { EndpointView } from "../src/webhooks/endpoint-records.ts";
-import type { EndpointWithSecret } from "../src/webhooks/endpoint-registration.ts";
-import type { OneOffSendView } from "../src/webhooks/one-off-send.ts";
-import type { RecoveryPreview, RecoveryView } from "../src/webhooks/recovery.ts";
-import type { PendingVerification } from "../src/webhooks/verification.ts";
+import type { OneOffSendView } from "../src/webhooks/delivery/one-off-send.ts";
+import type { PendingVerification } from "../src/webhooks/delivery/verification.ts";
+import type { DeliveryView } from "../src/webhooks/delivery-log/log.ts";
+import type { RecoveryPreview, RecoveryView } from "../src/webhooks/delivery-log/recovery.ts";
+import type { EndpointView } from "../src/webhooks/endpoints/records.ts";
+import type { EndpointWithSecret } from "../src/webhooks/endpoints/registration.ts";
 
 export type {
   AccessDescription,

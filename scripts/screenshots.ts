@@ -7,9 +7,9 @@
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join, relative } from "node:path";
 import type { Page } from "playwright-core";
-import { systemClock } from "../src/clock.ts";
+import { systemClock } from "../src/core/clock.ts";
 import { openDatabase } from "../src/db/open.ts";
-import { queueDisabledNotice } from "../src/webhooks/disable-notice.ts";
+import { queueDisabledNotice } from "../src/webhooks/delivery/disable-notice.ts";
 import { compiledBinary, type StartedBinary, startBinary } from "../test/support/binary.ts";
 import { chromiumPath } from "../test/support/browser.ts";
 import { dropTestDatabases, engineEnvFor } from "../test/support/engine.ts";

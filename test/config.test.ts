@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ConfigError, loadConfig, processGivenSettings } from "../src/config.ts";
+import { ConfigError, loadConfig, processGivenSettings } from "../src/config/config.ts";
 import { makeTempDir } from "./support/temp.ts";
 
 function dirWithFile(contents: unknown): string {

@@ -1,9 +1,9 @@
-// Log lines are written to stderr in batches (src/log-sink.ts): one write for the lines queued
+// Log lines are written to stderr in batches (src/log/sink.ts): one write for the lines queued
 // within a short delay, at once for warnings and errors, and nothing is lost when the process exits.
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { createLogger } from "../src/log.ts";
-import { createBatchedSink } from "../src/log-sink.ts";
+import { createLogger } from "../src/log/log.ts";
+import { createBatchedSink } from "../src/log/sink.ts";
 
 function harness(maxQueuedBytes?: number) {
   const chunks: string[] = [];
@@ -64,7 +64,7 @@ describe("batched log lines", () => {
 
   test("every queued line reaches a slow stderr pipe, even when the process exits at once", async () => {
     const script = `
-      import { createStderrSink } from ${JSON.stringify(join(import.meta.dir, "../src/log-sink.ts"))};
+      import { createStderrSink } from ${JSON.stringify(join(import.meta.dir, "../src/log/sink.ts"))};
       const sink = createStderrSink();
       for (let i = 0; i < 20000; i++) sink.write(\`line \${i} \${"x".repeat(40)}\`);
       process.exit(0);

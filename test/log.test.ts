@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { createLogger, redactSecrets } from "../src/log.ts";
+import { createLogger, redactSecrets } from "../src/log/log.ts";
 
 const apiKey = `svk_AbCd_123_${"x".repeat(43)}`;
 

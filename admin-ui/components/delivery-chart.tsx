@@ -2,7 +2,7 @@
 // plain SVG bars (no canvas). A screen reader reads the figure's summary (role="img" with an
 // aria-label) and can open the same numbers as a table.
 import { useEffect, useRef } from "preact/hooks";
-import type { DeliveryStats, HourBucket } from "../../src/webhooks/delivery-stats.ts";
+import type { DeliveryStats, HourBucket } from "../../src/webhooks/delivery-log/stats.ts";
 import { useResource } from "../use-resource.ts";
 import { exactUtc, localHour } from "./format.ts";
 import { ErrorNotice } from "./ui.tsx";

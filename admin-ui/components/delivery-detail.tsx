@@ -3,7 +3,7 @@
 // sent, each attempt's result, duration and time, the next attempt, and Resend / Retry now with
 // their result announced next to the buttons.
 import { useEffect, useRef, useState } from "preact/hooks";
-import type { AttemptDetail, DeliveryDetail } from "../../src/webhooks/delivery-detail.ts";
+import type { AttemptDetail, DeliveryDetail } from "../../src/webhooks/delivery-log/detail.ts";
 import { ApiFailure, api } from "../api.ts";
 import type { DeliveryView } from "../types.ts";
 import { useResource } from "../use-resource.ts";

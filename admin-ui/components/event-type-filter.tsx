@@ -3,7 +3,7 @@
 // refused here, before the server would refuse it. webhook.verify and webhook.test are not
 // listed: they always reach the endpoint.
 import { useEffect, useState } from "preact/hooks";
-import type { AccountEventType } from "../../src/webhooks/event-types.ts";
+import type { AccountEventType } from "../../src/webhooks/events/types.ts";
 import { api } from "../api.ts";
 import type { EndpointView } from "../types.ts";
 import { ActionButton } from "./ui.tsx";

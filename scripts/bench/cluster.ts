@@ -22,14 +22,14 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { eq } from "drizzle-orm";
 import { createServiceAccount } from "../../src/accounts/service-accounts.ts";
-import { systemClock } from "../../src/clock.ts";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/config/config.ts";
+import { systemClock } from "../../src/core/clock.ts";
 import { createApiKey } from "../../src/keys/api-keys.ts";
-import { silentLogger } from "../../src/log.ts";
-import { openServices, type Services } from "../../src/services.ts";
-import { webhookContext } from "../../src/webhooks/context.ts";
-import { registerEndpoint } from "../../src/webhooks/endpoint-registration.ts";
-import { recordAccountEvents } from "../../src/webhooks/events.ts";
+import { silentLogger } from "../../src/log/log.ts";
+import { openServices, type Services } from "../../src/server/services.ts";
+import { webhookContext } from "../../src/webhooks/delivery/context.ts";
+import { registerEndpoint } from "../../src/webhooks/endpoints/registration.ts";
+import { recordAccountEvents } from "../../src/webhooks/events/write.ts";
 import {
   generatedTransactions,
   insertTransactions,

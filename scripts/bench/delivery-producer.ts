@@ -5,9 +5,9 @@
 // dispatcher under test thus spends its process on the pipeline alone.
 import { parseArgs } from "node:util";
 import { eq, sql } from "drizzle-orm";
-import { systemClock } from "../../src/clock.ts";
+import { systemClock } from "../../src/core/clock.ts";
 import { openDatabase } from "../../src/db/open.ts";
-import { recordAccountEvents } from "../../src/webhooks/events.ts";
+import { recordAccountEvents } from "../../src/webhooks/events/write.ts";
 
 const { values } = parseArgs({
   args: Bun.argv.slice(2),

@@ -5,7 +5,7 @@
 //   1. ceiling:    a plain keep-alive HTTPS client (node:https, same concurrency and body) ->
 //                  the receiver, no database: what the receiver and this machine can do at all;
 //   2. sender:     the service's sender alone (SSRF check, signing, TLS context) -> receiver;
-//   3. throughput: the real dispatcher (startWebhookWorkers, as `svc serve` runs it) draining a
+//   3. throughput: the real dispatcher (startWebhookDispatcher, as `svc serve` runs it) draining a
 //                  backlog written beforehand by another process (delivery-producer.ts, 50
 //                  events per transaction, as a sync touching many accounts writes), for at most
 //                  --seconds; printed as a share of the plain client (target >= 50 %), with
@@ -24,15 +24,15 @@ import tls from "node:tls";
 import { parseArgs } from "node:util";
 import { eq, sql } from "drizzle-orm";
 import { createServiceAccount } from "../../src/accounts/service-accounts.ts";
-import { systemClock } from "../../src/clock.ts";
-import { loadConfig } from "../../src/config.ts";
-import { openServices } from "../../src/services.ts";
-import { webhookContext } from "../../src/webhooks/context.ts";
-import type { Dispatcher } from "../../src/webhooks/dispatcher.ts";
-import { registerEndpoint } from "../../src/webhooks/endpoint-registration.ts";
-import { buildEvent, recordAccountEvents } from "../../src/webhooks/events.ts";
-import { createSender } from "../../src/webhooks/sender.ts";
-import { startWebhookWorkers } from "../../src/webhooks/workers.ts";
+import { loadConfig } from "../../src/config/config.ts";
+import { systemClock } from "../../src/core/clock.ts";
+import { openServices } from "../../src/server/services.ts";
+import { startWebhookDispatcher } from "../../src/webhooks/delivery/background.ts";
+import { webhookContext } from "../../src/webhooks/delivery/context.ts";
+import type { Dispatcher } from "../../src/webhooks/delivery/dispatcher.ts";
+import { createSender } from "../../src/webhooks/delivery/sender.ts";
+import { registerEndpoint } from "../../src/webhooks/endpoints/registration.ts";
+import { buildEvent, recordAccountEvents } from "../../src/webhooks/events/write.ts";
 import { createTestPki, loopbackNames } from "../../test/support/pki.ts";
 import { openBenchDatabase } from "./bench-database.ts";
 
@@ -470,7 +470,7 @@ const backlog = values.backlog
   ? Number(values.backlog)
   : Math.min(100_000, Math.round((seconds * (alone.perSecond || 10_000)) / 2));
 if (phases.has("throughput")) await fillBacklog(backlog);
-const dispatcher = startWebhookWorkers(services);
+const dispatcher = startWebhookDispatcher(services);
 const full = phases.has("throughput") ? await throughput(dispatcher) : undefined;
 if (full) {
   const cpuPerDelivery = (full.serviceCpu * 1e6) / full.perSecond;

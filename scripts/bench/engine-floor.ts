@@ -11,8 +11,8 @@
 import { Database } from "bun:sqlite";
 import { parseArgs } from "node:util";
 import { SQL } from "bun";
-import type { TransactionQuery } from "../../src/api/reads/transactions.ts";
-import { resolveTransactionQuery } from "../../src/api/transaction-query.ts";
+import { resolveTransactionQuery } from "../../src/api/transactions/query.ts";
+import type { TransactionQuery } from "../../src/api/transactions/read.ts";
 import { threadCpuMicros } from "./thread-cpu.ts";
 
 const { values, positionals } = parseArgs({
@@ -55,7 +55,7 @@ const queries = (await Bun.file(file).text())
     return { accountId, query: resolveTransactionQuery(input, accountId, now) };
   });
 
-// The service's statements (src/api/reads/transactions.ts), written out: the JSON column in the
+// The service's statements (src/api/transactions/read.ts), written out: the JSON column in the
 // primary key's order, one row more than the page.
 const statementText = (pending: boolean, later: boolean, n: (i: number) => string) =>
   `select json from transactions where account_id = ${n(1)} and booking_date >= ${n(2)} and ${

@@ -1,7 +1,7 @@
 // What the access log and the HTTP metrics cost per request, in-process (the fetch
 // handler `svc serve` gives Bun.serve, no sockets), so the figure is their share of the request
 // and not network noise. After the first request the answer is remembered, so this is the cached
-// lane (api/cached-answers.ts), the cheapest request there is and where the log weighs most.
+// lane (api/middleware/answer-lane.ts), the cheapest request there is and where the log weighs most.
 // Baseline: logLevel "warn", where the access-log line is neither formatted nor written (the
 // metrics are always on). Compared: logLevel "info", each line formatted and written to /dev/null
 // in batches with real write(2) calls, as `svc serve` writes to stderr. Also: the metrics alone.
@@ -10,13 +10,13 @@ import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServiceAccount } from "../../src/accounts/service-accounts.ts";
-import { systemClock } from "../../src/clock.ts";
-import { loadConfig } from "../../src/config.ts";
-import { createHttpApp } from "../../src/http/app.ts";
+import { loadConfig } from "../../src/config/config.ts";
+import { systemClock } from "../../src/core/clock.ts";
 import { createApiKey } from "../../src/keys/api-keys.ts";
-import { createLogger, type LogLevel } from "../../src/log.ts";
-import { createBatchedSink } from "../../src/log-sink.ts";
-import { openServices } from "../../src/services.ts";
+import { createLogger, type LogLevel } from "../../src/log/log.ts";
+import { createBatchedSink } from "../../src/log/sink.ts";
+import { createHttpApp } from "../../src/server/app.ts";
+import { openServices } from "../../src/server/services.ts";
 import { seedConnection } from "../../test/support/bank-fixtures.ts";
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 7);

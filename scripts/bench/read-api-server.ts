@@ -12,17 +12,17 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { sql } from "drizzle-orm";
 import { createServiceAccount } from "../../src/accounts/service-accounts.ts";
-import { encodeChangesCursor } from "../../src/api/changes-cursor.ts";
-import { createBankReads } from "../../src/api/reads/bank-reads.ts";
-import { createTransactionChangeReads } from "../../src/api/reads/transaction-changes.ts";
-import { resolveTransactionQuery } from "../../src/api/transaction-query.ts";
-import { systemClock } from "../../src/clock.ts";
-import { loadConfig } from "../../src/config.ts";
-import { createHttpApp } from "../../src/http/app.ts";
+import { createBankReads } from "../../src/api/bank-reads.ts";
+import { encodeChangesCursor } from "../../src/api/transaction-changes/cursor.ts";
+import { createTransactionChangeReads } from "../../src/api/transaction-changes/read.ts";
+import { resolveTransactionQuery } from "../../src/api/transactions/query.ts";
+import { loadConfig } from "../../src/config/config.ts";
+import { systemClock } from "../../src/core/clock.ts";
 import { createApiKey } from "../../src/keys/api-keys.ts";
-import { createLogger } from "../../src/log.ts";
-import { createStderrSink } from "../../src/log-sink.ts";
-import { openServices } from "../../src/services.ts";
+import { createLogger } from "../../src/log/log.ts";
+import { createStderrSink } from "../../src/log/sink.ts";
+import { createHttpApp } from "../../src/server/app.ts";
+import { openServices } from "../../src/server/services.ts";
 import {
   generatedTransactions,
   insertTransactions,
@@ -93,7 +93,7 @@ for (let i = 0; i < tenantCount; i++) {
 // Fresh statistics for the planner, as the engines keep them in production.
 await db.write((tx) => tx.rows(sql.raw("ANALYZE")));
 
-// The service as `svc serve` runs it (src/http/server.ts), counting the answers that came from
+// The service as `svc serve` runs it (src/server/server.ts), counting the answers that came from
 // the answer cache so the bench can show that the rotating targets were not served from it.
 const app = createHttpApp(services);
 const served = { cached: 0, total: 0 };
@@ -120,7 +120,7 @@ const transactionsPath = (tenant: Tenant) => `/v1/accounts/${tenant.accountId}/t
 // First pages: each tenant x window (from 30-89 days back, to 0-29 days back) x limit 60-100 x
 // include_pending: 72,000 URLs, each asked again only after tens of thousands of others — as
 // integrators moving their windows ask, and longer than the answer cache remembers a URL asked
-// once (src/api/answer-cache.ts), so none is served from it.
+// once (src/api/middleware/answer-store.ts), so none is served from it.
 const firstPages: string[] = [];
 for (let days = 30; days < 90; days++) {
   for (let toDays = 0; toDays < 30; toDays++) {

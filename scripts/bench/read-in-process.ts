@@ -36,25 +36,25 @@ const pairs = Number(values.pairs);
 const block = Number(values.block);
 
 type Tree = {
-  openServices: typeof import("../../src/services.ts").openServices;
-  loadConfig: typeof import("../../src/config.ts").loadConfig;
-  createHttpApp: typeof import("../../src/http/app.ts").createHttpApp;
-  createLogger: typeof import("../../src/log.ts").createLogger;
-  createStderrSink: typeof import("../../src/log-sink.ts").createStderrSink;
+  openServices: typeof import("../../src/server/services.ts").openServices;
+  loadConfig: typeof import("../../src/config/config.ts").loadConfig;
+  createHttpApp: typeof import("../../src/server/app.ts").createHttpApp;
+  createLogger: typeof import("../../src/log/log.ts").createLogger;
+  createStderrSink: typeof import("../../src/log/sink.ts").createStderrSink;
 };
 async function loadTree(root: string): Promise<Tree> {
   // Everything per app is built by factories, so --control may share the modules.
   const at = (path: string) => `${root}/src/${path}`;
   return {
-    ...(await import(at("services.ts"))),
-    ...(await import(at("config.ts"))),
-    ...(await import(at("http/app.ts"))),
-    ...(await import(at("log.ts"))),
-    ...(await import(at("log-sink.ts"))),
+    ...(await import(at("server/services.ts"))),
+    ...(await import(at("config/config.ts"))),
+    ...(await import(at("server/app.ts"))),
+    ...(await import(at("log/log.ts"))),
+    ...(await import(at("log/sink.ts"))),
   };
 }
 
-const systemClock = (await import("../../src/clock.ts")).systemClock;
+const systemClock = (await import("../../src/core/clock.ts")).systemClock;
 const env = { SVC_MASTER_KEY: "0f".repeat(32) };
 const configFor = (tree: Tree, dataDir: string) => ({
   ...tree.loadConfig({ env: {}, cwd: dataDir, flags: { dataDir } }),
@@ -68,9 +68,9 @@ const seedDir = mkdtempSync(join(tmpdir(), "svc-read-ab-"));
 const { sql } = await import("drizzle-orm");
 const { createServiceAccount } = await import("../../src/accounts/service-accounts.ts");
 const { createApiKey } = await import("../../src/keys/api-keys.ts");
-const { createBankReads } = await import("../../src/api/reads/bank-reads.ts");
+const { createBankReads } = await import("../../src/api/bank-reads.ts");
 const { nextTransactionCursor, resolveTransactionQuery } = await import(
-  "../../src/api/transaction-query.ts"
+  "../../src/api/transactions/query.ts"
 );
 const fixtures = await import("../../test/support/bank-fixtures.ts");
 const seedTree = await loadTree(thisTree);

@@ -12,7 +12,7 @@ import { tables } from "../../test/support/tables.ts";
 
 const { serviceAccounts } = tables;
 
-import { newId } from "../../src/ids.ts";
+import { newId } from "../../src/core/ids.ts";
 import { createFakeClock } from "../../test/support/fake-clock.ts";
 import { createTestServices } from "../../test/support/services.ts";
 

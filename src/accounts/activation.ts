@@ -4,7 +4,7 @@
 // own transaction, so the move happens exactly when the second fact arrives. Sandbox
 // connections never count.
 import { and, eq, inArray } from "drizzle-orm";
-import type { Clock } from "../clock.ts";
+import type { Clock } from "../core/clock.ts";
 import type { ProviderName, SubscriptionStatus } from "../db/schema.ts";
 import { type Db, first } from "../db/store.ts";
 

@@ -5,9 +5,9 @@
 // src/banking/consent-warnings.ts). The portal shows it as a banner on every page and on the
 // overview.
 import { and, asc, eq, gt, inArray, isNotNull, or } from "drizzle-orm";
-import type { Clock } from "../clock.ts";
+import type { Clock } from "../core/clock.ts";
 import type { Db } from "../db/store.ts";
-import { listEndpoints } from "../webhooks/endpoint-records.ts";
+import { listEndpoints } from "../webhooks/endpoints/records.ts";
 
 /** Connection statuses that wait on the owner (re-authorise, reconnect, look at an error). */
 const connectionStatusesNeedingOwner = ["awaiting_auth", "expired", "suspended", "error"] as const;

@@ -2,7 +2,7 @@
 // `billingUrl` is set, else the operators' e-mail addresses, so the "update your payment
 // details" message never ends in a dead end.
 import { asc, eq } from "drizzle-orm";
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import type { Db } from "../db/store.ts";
 
 export interface BillingContact {

@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import type { Clock } from "../clock.ts";
+import type { Clock } from "../core/clock.ts";
 import { type Db, first } from "../db/store.ts";
 import { type CreatedAccount, createServiceAccount } from "./service-accounts.ts";
 

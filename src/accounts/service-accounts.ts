@@ -2,7 +2,9 @@
 // status, subscription and flags that decide entitlement (spec 3, 7).
 import { type AnyColumn, and, asc, eq, exists, or, sql } from "drizzle-orm";
 import { z } from "zod";
-import type { Clock } from "../clock.ts";
+import type { Clock } from "../core/clock.ts";
+import { ApiError } from "../core/errors.ts";
+import { newId } from "../core/ids.ts";
 import {
   type AccountStatus,
   accountStatuses,
@@ -10,8 +12,6 @@ import {
   subscriptionStatuses,
 } from "../db/schema.ts";
 import { type Db, first } from "../db/store.ts";
-import { ApiError } from "../http/errors.ts";
-import { newId } from "../ids.ts";
 import { activateIfRealBankAndBilling } from "./activation.ts";
 import { type AccessFacts, accessFactsOf } from "./entitlement.ts";
 import { generateOneTimePassword, hashPassword, passwordProblem } from "./passwords.ts";

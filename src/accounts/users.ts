@@ -1,8 +1,8 @@
 import { and, eq, isNull } from "drizzle-orm";
-import type { Clock } from "../clock.ts";
+import type { Clock } from "../core/clock.ts";
+import { ApiError } from "../core/errors.ts";
 import type { Row } from "../db/schema.ts";
 import { type Db, first } from "../db/store.ts";
-import { ApiError } from "../http/errors.ts";
 import { hashPassword, passwordProblem, verifyPassword } from "./passwords.ts";
 import { emailSchema } from "./service-accounts.ts";
 

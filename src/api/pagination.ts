@@ -2,8 +2,8 @@
 // it belongs to and the last id served.
 import { z } from "@hono/zod-openapi";
 import { decodeCursor, encodeCursor, foreignCursor } from "./cursor.ts";
+import type { Page } from "./page.ts";
 import { defaultPageLimit } from "./params.ts";
-import type { Page } from "./reads/page.ts";
 
 const idCursor = z.object({ v: z.literal(1), k: z.string(), after: z.guid() }).strict();
 

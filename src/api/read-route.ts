@@ -4,8 +4,8 @@
 // whichever path gives it.
 import type { OpenAPIHono, RouteConfig } from "@hono/zod-openapi";
 import type { z } from "zod";
-import type { ApiEnv, Principal } from "./auth.ts";
-import { entityTagOf, etagHeader } from "./etag.ts";
+import type { ApiEnv, Principal } from "./middleware/auth.ts";
+import { entityTagOf, etagHeader } from "./middleware/etag.ts";
 
 type Output<T> = T extends z.ZodType ? z.output<T> : Record<string, never>;
 type RequestPart<R extends RouteConfig, Part extends string> =
@@ -21,7 +21,7 @@ export interface ReadInput<R extends RouteConfig> {
 /** A successful read: the JSON body's text, answered 200 with `Content-Type: application/json`. */
 export interface ReadAnswer {
   body: string;
-  /** The answer depends on more than the account's data generation: never remembered (answer-cache.ts). */
+  /** The answer depends on more than the account's data generation: never remembered (api/middleware/answer-store.ts). */
   unremembered?: boolean;
 }
 

@@ -4,48 +4,48 @@
 // every resource is 404 with or without a key.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { type Context, Hono } from "hono";
-import { notFoundHandler } from "../http/errors.ts";
+import { notFoundHandler } from "../http/error-handler.ts";
 import type { RequestIds } from "../http/request-id.ts";
 import { createKeyAuthenticator } from "../keys/authenticate.ts";
-import type { Services } from "../services.ts";
-import { createAnswerCache, rememberAnswersMiddleware } from "./answer-cache.ts";
+import type { Services } from "../server/services.ts";
+import { accountReadRoutes } from "./accounts/route.ts";
+import { createBankReads } from "./bank-reads.ts";
+import { connectionReadRoutes } from "./connections/route.ts";
+import { createEventReads } from "./events/read.ts";
+import { eventReadRoutes, registerEventStreamRoute } from "./events/route.ts";
+import { createEventStreams, type EventStreamOptions } from "./events/stream.ts";
+import { sharedStreamSlots } from "./events/stream-slots.ts";
+import { type CachedAnswerLane, createCachedAnswerLane } from "./middleware/answer-lane.ts";
+import { createAnswerCache, rememberAnswersMiddleware } from "./middleware/answer-store.ts";
 import {
   type ApiEnv,
   apiAuthMiddleware,
   type CheckedAccess,
   checkApiAccess,
   type DecidedLimits,
-} from "./auth.ts";
-import { type CachedAnswerLane, createCachedAnswerLane } from "./cached-answers.ts";
-import { createDocsPage, type DocsPage } from "./docs-page.ts";
+} from "./middleware/auth.ts";
 import {
   entityTagMiddleware,
   entityTagOf,
   etagHeader,
   ifNoneMatchMatches,
   notModifiedResponse,
-} from "./etag.ts";
-import { createEventStreams, type EventStreamOptions } from "./event-stream.ts";
-import { buildOpenApiDocument, type OpenApiDocument } from "./openapi.ts";
+} from "./middleware/etag.ts";
+import { createSharedRateLimiter } from "./middleware/shared-rate-limit.ts";
 import { refuseNamelessQueryParameters, validationHook } from "./params.ts";
 import { createReadLane } from "./read-lane.ts";
 import { registerRead } from "./read-route.ts";
-import { createBankReads } from "./reads/bank-reads.ts";
-import { createEventReads } from "./reads/events.ts";
-import { createTransactionChangeReads } from "./reads/transaction-changes.ts";
-import { accountReadRoutes } from "./routes/accounts.ts";
-import { connectionReadRoutes } from "./routes/connections.ts";
-import { eventReadRoutes, registerEventStreamRoute } from "./routes/events.ts";
-import { transactionChangeReadRoutes } from "./routes/transaction-changes.ts";
-import { transactionReadRoutes } from "./routes/transactions.ts";
-import { type ScalarBundle, scalarBundle } from "./scalar-bundle.ts";
-import { createSharedRateLimiter } from "./shared-rate-limit.ts";
-import { sharedStreamSlots } from "./stream-slots.ts";
+import { createDocsPage, type DocsPage } from "./reference/docs-page.ts";
+import { buildOpenApiDocument, type OpenApiDocument } from "./reference/openapi.ts";
+import { type ScalarBundle, scalarBundle } from "./reference/scalar-bundle.ts";
+import { createTransactionChangeReads } from "./transaction-changes/read.ts";
+import { transactionChangeReadRoutes } from "./transaction-changes/route.ts";
+import { transactionReadRoutes } from "./transactions/route.ts";
 
 /** Every resource lives under one of these; each one's whole subtree requires a key. */
 const resourcePrefixes = ["/accounts", "/connections", "/events"] as const;
 /**
- * Resources whose answers may be remembered (answer-cache.ts): bank data only, whose changes move
+ * Resources whose answers may be remembered (api/middleware/answer-store.ts): bank data only, whose changes move
  * the account's data generation. Events do not (a test send writes one without touching bank
  * data), and a stream is never a stored answer.
  */
@@ -57,7 +57,7 @@ export interface V1 {
   app: Hono;
   /**
    * Answers a /v1 read from the remembered answers or through the read lane (read-lane.ts), or
-   * returns undefined for the router (see cached-answers.ts).
+   * returns undefined for the router (see api/middleware/answer-lane.ts).
    */
   serveCached: CachedAnswerLane;
   /** Whether `response` was a remembered answer. */

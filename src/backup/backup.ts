@@ -4,11 +4,11 @@
 // master key matched against the snapshot's check value.
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { configFileName } from "../config.ts";
+import { configFileName } from "../config/config.ts";
+import { ApiError } from "../core/errors.ts";
 import { masterKeyFileName } from "../crypto/master-key.ts";
 import { databaseFileName } from "../db/open.ts";
-import { ApiError } from "../http/errors.ts";
-import type { Services } from "../services.ts";
+import type { Services } from "../server/services.ts";
 import { postgresRestoreSteps } from "./restore-steps.ts";
 import {
   type BackupCheck,

@@ -3,8 +3,8 @@
 // data sits unused in svc.pgdump. The steps that do restore it, and the refusal that says them.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { Config } from "../config.ts";
-import { ConfigError } from "../config.ts";
+import type { Config } from "../config/config.ts";
+import { ConfigError } from "../config/config.ts";
 import { databaseFileName } from "../db/open.ts";
 import { postgresDumpFileName } from "./verify.ts";
 

@@ -3,10 +3,10 @@
 // scoped to the owner, so another account's connection is simply "not found".
 import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import { realBankProviders } from "../accounts/activation.ts";
-import type { Clock } from "../clock.ts";
+import type { Clock } from "../core/clock.ts";
+import { ApiError } from "../core/errors.ts";
+import { isUuid } from "../core/ids.ts";
 import { type Db, first } from "../db/store.ts";
-import { ApiError } from "../http/errors.ts";
-import { isUuid } from "../ids.ts";
 import { assertServiceAccount } from "./connections.ts";
 import { createProviders } from "./providers/registry.ts";
 import type { ConnectionRow } from "./status.ts";

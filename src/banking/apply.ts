@@ -14,12 +14,12 @@
 // - connection.status.changed: when the status moved (see status.ts).
 import { and, eq, inArray } from "drizzle-orm";
 import { activateIfRealBankAndBilling } from "../accounts/activation.ts";
-import type { Clock } from "../clock.ts";
+import type { Clock } from "../core/clock.ts";
+import { newId } from "../core/ids.ts";
 import { chunks } from "../db/chunks.ts";
 import type { Row } from "../db/schema.ts";
 import { type Db, first } from "../db/store.ts";
-import { newId } from "../ids.ts";
-import { type AccountEventInput, recordAccountEvents } from "../webhooks/events.ts";
+import { type AccountEventInput, recordAccountEvents } from "../webhooks/events/write.ts";
 import { providersWithUnstableIds } from "./identity.ts";
 import type {
   AccountRecord,

@@ -1,7 +1,7 @@
 // Connections as operators see them (CLI, later the portal): status, sync state, accounts.
 import { asc, eq } from "drizzle-orm";
+import { ApiError } from "../core/errors.ts";
 import { type Db, first } from "../db/store.ts";
-import { ApiError } from "../http/errors.ts";
 import type { ConnectionRow } from "./status.ts";
 
 export interface ConnectionView {

@@ -5,13 +5,13 @@
 // UPDATE of its column (null -> now, for the consent end that was read) in the transaction that
 // queues the mail, so two runs can never both send it. A renewed consent clears both columns.
 import { and, asc, eq, gt, isNull, lte, notInArray, or } from "drizzle-orm";
-import type { Clock } from "../clock.ts";
+import type { BackgroundJob } from "../core/background-job.ts";
+import type { Clock } from "../core/clock.ts";
+import { dayMs } from "../core/dates.ts";
 import type { Db } from "../db/store.ts";
-import { startScheduledJob } from "../jobs/scheduled-job.ts";
 import { queueMail } from "../mail/outbox.ts";
-import type { Services } from "../services.ts";
-import type { Worker } from "../worker.ts";
-import { dayMs } from "./dates.ts";
+import { startScheduledJob } from "../scheduling/scheduled-job.ts";
+import type { Services } from "../server/services.ts";
 
 /** Every hour on the hour: a warning is at most an hour late. */
 const consentWarningSchedule = "0 * * * *";
@@ -129,10 +129,10 @@ export async function sendConsentWarnings(
 }
 
 /** The hourly consent-warning job of `svc serve`: one run per tick across instances. */
-export function startConsentWarningWorker(
+export function startConsentWarningJob(
   services: Services,
   options: { onMailQueued?: () => void; schedule?: string } = {},
-): Worker {
+): BackgroundJob {
   return startScheduledJob(services, {
     name: "consent-warnings",
     schedule: options.schedule ?? consentWarningSchedule,

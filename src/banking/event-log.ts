@@ -1,10 +1,10 @@
 // The events raised for a service account, newest first, for operators (svc events list) and
 // the portal. Each entry carries the exact envelope that is signed and sent.
 import { and, desc, eq } from "drizzle-orm";
+import { ApiError } from "../core/errors.ts";
 import type { EventType } from "../db/schema.ts";
 import type { Db } from "../db/store.ts";
-import { ApiError } from "../http/errors.ts";
-import type { EventEnvelope } from "../webhooks/event-types.ts";
+import type { EventEnvelope } from "../webhooks/events/types.ts";
 import { assertServiceAccount } from "./connections.ts";
 
 export const defaultEventLimit = 50;

@@ -4,9 +4,9 @@
 // makes the server call a provider, for SimpleFIN a host of the user's choosing), and link
 // attempts that never linked are removed after `abandonedLinkMs` by the retention job.
 import { and, count, eq, inArray, isNull, lt, notExists, notInArray } from "drizzle-orm";
-import type { Clock } from "../clock.ts";
+import type { Clock } from "../core/clock.ts";
+import { ApiError } from "../core/errors.ts";
 import { type Db, first } from "../db/store.ts";
-import { ApiError } from "../http/errors.ts";
 import { enforceWindow } from "../limits/sliding-window.ts";
 
 export const maxActiveConnections = 10;

@@ -6,10 +6,10 @@
 // owner or an operator signed in. Without that proof nothing is attached and the state stays
 // usable for the one who may finish it.
 import { eq } from "drizzle-orm";
+import { ApiError } from "../core/errors.ts";
 import { sha256Hex } from "../crypto/tokens.ts";
 import type { Row } from "../db/schema.ts";
 import { first } from "../db/store.ts";
-import { ApiError } from "../http/errors.ts";
 import type { LinkDeps } from "./link-steps.ts";
 
 /** What the browser at the callback proves about who it is. */

@@ -4,11 +4,11 @@
 // state), claiming a SimpleFIN setup token, and the first sync. Provider calls happen outside
 // transactions.
 import { eq } from "drizzle-orm";
+import { ApiError } from "../core/errors.ts";
 import { randomBase64Url, sha256Hex } from "../crypto/tokens.ts";
 import type { ConnectionStatus } from "../db/schema.ts";
 import type { Db } from "../db/store.ts";
-import { ApiError } from "../http/errors.ts";
-import type { Services } from "../services.ts";
+import type { Services } from "../server/services.ts";
 import { applyConnectionSnapshot } from "./apply.ts";
 import { getConnection } from "./connections.ts";
 import type { ConnectionSnapshot } from "./model.ts";

@@ -5,9 +5,9 @@
 // state and the proof of its starter: link-state.ts. Renewing an existing connection: renew.ts.
 import { eq } from "drizzle-orm";
 import { accountDisabledNotice, getServiceAccount } from "../accounts/service-accounts.ts";
+import { ApiError } from "../core/errors.ts";
+import { newId } from "../core/ids.ts";
 import type { ConnectionStatus } from "../db/schema.ts";
-import { ApiError } from "../http/errors.ts";
-import { newId } from "../ids.ts";
 import { assertServiceAccount, getConnection } from "./connections.ts";
 import { assertConnectionRoom, takeLinkAttempt } from "./link-limits.ts";
 import { type LinkProof, takeState } from "./link-state.ts";

@@ -3,8 +3,8 @@
 // amounts are signed decimal strings (positive = money in), currencies ISO 4217, dates
 // YYYY-MM-DD.
 import { z } from "zod";
+import { isCalendarDate } from "../core/dates.ts";
 import { type ConnectionStatus, connectionStatuses, transactionStatuses } from "../db/schema.ts";
-import { isCalendarDate } from "./dates.ts";
 import { isCurrencyCode, isDecimalAmount } from "./money.ts";
 import type { SkipTally } from "./skips.ts";
 

@@ -2,10 +2,10 @@
 // connection is, its status and sync state, and its bank accounts' ids and names, so an
 // operator can find one and remove it. Never balances, account numbers or provider secrets:
 // operators see metadata (docs/security.md).
-import type { Clock } from "../clock.ts";
+import type { Clock } from "../core/clock.ts";
+import { ApiError } from "../core/errors.ts";
+import { isUuid } from "../core/ids.ts";
 import type { Db } from "../db/store.ts";
-import { ApiError } from "../http/errors.ts";
-import { isUuid } from "../ids.ts";
 import { listOwnConnections, type OwnConnectionView } from "./account-connections.ts";
 import { getConnection } from "./connections.ts";
 import type { ConnectionRow } from "./status.ts";

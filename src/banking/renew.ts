@@ -11,8 +11,8 @@
 //   do not change with the access, so the accounts match by id.
 import { and, eq } from "drizzle-orm";
 import { accountDisabledNotice, getServiceAccount } from "../accounts/service-accounts.ts";
+import { ApiError } from "../core/errors.ts";
 import type { Db } from "../db/store.ts";
-import { ApiError } from "../http/errors.ts";
 import { getConnection } from "./connections.ts";
 import { assertConnectionRoom, takeLinkAttempt } from "./link-limits.ts";
 import {

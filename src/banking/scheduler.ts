@@ -3,9 +3,9 @@
 // applies, and the sync lease keeps a connection from syncing twice at once even when the CLI
 // syncs it meanwhile.
 import { Cron } from "croner";
-import { claimScheduledRun, halfInterval } from "../jobs/scheduled-runs.ts";
-import type { Services } from "../services.ts";
-import type { Worker } from "../worker.ts";
+import type { BackgroundJob } from "../core/background-job.ts";
+import { claimScheduledRun, halfInterval } from "../scheduling/scheduled-runs.ts";
+import type { Services } from "../server/services.ts";
 import type { ProviderRegistry } from "./provider.ts";
 import { type SyncDeps, syncAllConnections } from "./sync.ts";
 
@@ -30,7 +30,10 @@ export async function runScheduledSync(
   }
 }
 
-export function startSyncScheduler(services: Services, providers?: ProviderRegistry): Worker {
+export function startSyncScheduler(
+  services: Services,
+  providers?: ProviderRegistry,
+): BackgroundJob {
   let running: Promise<void> = Promise.resolve();
   // protect: a pass still running when the next tick comes is not overlapped.
   const job: Cron = new Cron(services.config.syncSchedule, { protect: true }, () => {

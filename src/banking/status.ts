@@ -2,10 +2,10 @@
 // announced once with a connection.status.changed event carrying every account it holds;
 // staying in the same status announces nothing.
 import { asc, eq } from "drizzle-orm";
-import type { Clock } from "../clock.ts";
+import type { Clock } from "../core/clock.ts";
 import type { ConnectionStatus, Row } from "../db/schema.ts";
 import type { Db } from "../db/store.ts";
-import { recordAccountEvent } from "../webhooks/events.ts";
+import { recordAccountEvent } from "../webhooks/events/write.ts";
 import { withoutUrlPaths } from "./notice.ts";
 
 export type ConnectionRow = Row<"connections">;

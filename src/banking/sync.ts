@@ -5,13 +5,13 @@
 // last_synced_at where it was, so the next sync re-reads from there. Every run is recorded in
 // sync_runs.
 import { desc, eq, inArray } from "drizzle-orm";
+import { addDays, toDateString } from "../core/dates.ts";
+import { ApiError } from "../core/errors.ts";
+import { newId } from "../core/ids.ts";
 import { type Db, first } from "../db/store.ts";
-import { ApiError } from "../http/errors.ts";
-import { newId } from "../ids.ts";
-import type { Services } from "../services.ts";
+import type { Services } from "../server/services.ts";
 import { applyConnectionSnapshot } from "./apply.ts";
 import { getConnection } from "./connections.ts";
-import { addDays, toDateString } from "./dates.ts";
 import { claimSyncLease, holdsSyncLease, releaseSyncLease } from "./lease.ts";
 import { withoutUrlPaths } from "./notice.ts";
 import type { BankProvider, ProviderRegistry } from "./provider.ts";

@@ -5,10 +5,10 @@
 // marked removed (removed_at) and no longer served. Every unique provider id a row came under is
 // kept in transaction_provider_ids.
 import { and, asc, eq, gte, inArray, sql } from "drizzle-orm";
+import { addDays, toDateString } from "../core/dates.ts";
+import { newId } from "../core/ids.ts";
 import { chunks } from "../db/chunks.ts";
 import type { Db } from "../db/store.ts";
-import { newId } from "../ids.ts";
-import { addDays, toDateString } from "./dates.ts";
 import {
   type IncomingRow,
   matchRows,

@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { refusePostgresBackupWithoutUrl } from "../backup/restore-steps.ts";
-import { type Config, type ConfigKey, loadConfig } from "../config.ts";
-import { createLogger } from "../log.ts";
-import { openServices, type Services } from "../services.ts";
+import { type Config, type ConfigKey, loadConfig } from "../config/config.ts";
+import { createLogger } from "../log/log.ts";
+import { openServices, type Services } from "../server/services.ts";
 import type { CliIo } from "./io.ts";
 import { createOutput, type Output } from "./output.ts";
 

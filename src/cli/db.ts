@@ -1,8 +1,8 @@
 // `svc db copy --to URL`: moving an install from the embedded SQLite file to PostgreSQL.
 import type { Command } from "commander";
+import { ApiError } from "../core/errors.ts";
 import type { copyToPostgres } from "../db/copy.ts";
 import { databaseUrlProblem, redactDatabaseUrl } from "../db/database-url.ts";
-import { ApiError } from "../http/errors.ts";
 import { CliUsageError, withServices } from "./context.ts";
 import type { CliIo } from "./io.ts";
 import { formatTable } from "./output.ts";

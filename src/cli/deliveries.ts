@@ -6,8 +6,8 @@ import {
   type DeliveryView,
   listDeliveries,
   maxDeliveryListLimit,
-} from "../webhooks/delivery-log.ts";
-import { retryDeliveryNow } from "../webhooks/resend.ts";
+} from "../webhooks/delivery-log/log.ts";
+import { retryDeliveryNow } from "../webhooks/delivery-log/resend.ts";
 import { CliUsageError, parseChoice, withServices } from "./context.ts";
 import type { CliIo } from "./io.ts";
 

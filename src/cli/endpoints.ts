@@ -1,27 +1,27 @@
 // `svc endpoints ...`: the portal's endpoint actions for operators and scripts. Each command
 // parses, calls one feature function from src/webhooks, and prints.
 import type { Command } from "commander";
-import { ApiError } from "../http/errors.ts";
-import { withWebhookContext } from "../webhooks/context.ts";
-import { type EndpointView, listEndpoints } from "../webhooks/endpoint-records.ts";
+import { ApiError } from "../core/errors.ts";
+import { withWebhookContext } from "../webhooks/delivery/context.ts";
+import type { OneOffSendView } from "../webhooks/delivery/one-off-send.ts";
+import { testEndpoint } from "../webhooks/delivery/test-send.ts";
+import { sendVerificationCode, verifyEndpoint } from "../webhooks/delivery/verification.ts";
+import { resendEvent, resendLimit } from "../webhooks/delivery-log/resend.ts";
+import { type EndpointView, listEndpoints } from "../webhooks/endpoints/records.ts";
 import {
   type EndpointWithSecret,
   registerEndpoint,
   rotateEndpointSecret,
   updateEndpoint,
-} from "../webhooks/endpoint-registration.ts";
+} from "../webhooks/endpoints/registration.ts";
 import {
   enableEndpoint,
   pauseEndpoint,
   removeEndpoint,
   resumeEndpoint,
-} from "../webhooks/endpoint-state.ts";
-import { testEndpoint } from "../webhooks/endpoint-test.ts";
-import { type EventTypeFilter, parseEventTypeFilter } from "../webhooks/event-filter.ts";
-import { accountEventTypes } from "../webhooks/event-types.ts";
-import type { OneOffSendView } from "../webhooks/one-off-send.ts";
-import { resendEvent, resendLimit } from "../webhooks/resend.ts";
-import { sendVerificationCode, verifyEndpoint } from "../webhooks/verification.ts";
+} from "../webhooks/endpoints/state.ts";
+import { type EventTypeFilter, parseEventTypeFilter } from "../webhooks/events/event-filter.ts";
+import { accountEventTypes } from "../webhooks/events/types.ts";
 import { CliFailure, CliUsageError, withServices } from "./context.ts";
 import type { CliIo } from "./io.ts";
 import { formatTable } from "./output.ts";

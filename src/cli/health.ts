@@ -1,6 +1,6 @@
 import type { Command } from "commander";
-import { healthProbeTimeoutMs, localServerUrl, probeHealth } from "../http/health-probe.ts";
 import { CliFailure, CliUsageError, configFor, outputFor } from "./context.ts";
+import { healthProbeTimeoutMs, localServerUrl, probeHealth } from "./health-probe.ts";
 import type { CliIo } from "./io.ts";
 
 export function registerHealth(program: Command, io: CliIo): void {

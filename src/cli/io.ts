@@ -1,7 +1,7 @@
 // What a CLI run talks to. The real process by default; tests pass their own.
 import type { Readable, Writable } from "node:stream";
-import type { Clock } from "../clock.ts";
-import { createStderrSink, type LineSink, writeStderrSync } from "../log-sink.ts";
+import type { Clock } from "../core/clock.ts";
+import { createStderrSink, type LineSink, writeStderrSync } from "../log/sink.ts";
 
 export interface CliIo {
   stdout: (text: string) => void;

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import tls, { type SecureContext } from "node:tls";
 import type { Command } from "commander";
 import { z } from "zod";
-import { parseEventTypes } from "../api/event-query.ts";
+import { parseEventTypes } from "../api/events/query.ts";
 import { eventTypes } from "../db/schema.ts";
 import { isWellFormedApiKey } from "../keys/format.ts";
 import { formatForwarded, ListenRefused, runListen } from "../listen/listen.ts";
@@ -13,7 +13,7 @@ import {
   listenSecretPath,
   loadOrCreateListenSecret,
 } from "../listen/secret-file.ts";
-import { trustContext } from "../webhooks/sender.ts";
+import { trustContext } from "../net/trust.ts";
 import { CliFailure, CliUsageError, globalOptions } from "./context.ts";
 import type { CliIo } from "./io.ts";
 

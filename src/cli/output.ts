@@ -1,4 +1,4 @@
-import { toJsonNames } from "../http/json-names.ts";
+import { toJsonNames } from "../core/json-names.ts";
 import type { CliIo } from "./io.ts";
 
 /** Prints either the human text or, with --json, the value as one JSON document. */

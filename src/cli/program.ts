@@ -1,13 +1,13 @@
 // The `svc` command line: one binary, --help on every command, --json for scripts.
 import { Command, CommanderError } from "commander";
 import packageJson from "../../package.json" with { type: "json" };
-import { ConfigError } from "../config.ts";
+import { ConfigError } from "../config/config.ts";
+import { ApiError } from "../core/errors.ts";
+import { toJsonNames } from "../core/json-names.ts";
 import { MasterKeyError } from "../crypto/master-key.ts";
 import { MigrationError } from "../db/migrate.ts";
 import { DatabaseBusyError } from "../db/store.ts";
-import { ApiError } from "../http/errors.ts";
-import { toJsonNames } from "../http/json-names.ts";
-import { ListenError } from "../http/server.ts";
+import { ListenError } from "../server/server.ts";
 import { SetupCancelled } from "../setup/cancelled.ts";
 import { registerAccounts } from "./accounts.ts";
 import { registerConnect } from "./connect.ts";

@@ -2,7 +2,7 @@
 // scripts. The recovery itself runs in `svc serve` (any instance); these start, follow and
 // cancel it.
 import type { Command } from "commander";
-import type { Clock } from "../clock.ts";
+import type { Clock } from "../core/clock.ts";
 import {
   cancelRecovery,
   getRecovery,
@@ -12,7 +12,7 @@ import {
   recoveriesPerDay,
   recoveryPacePerSecond,
   startRecovery,
-} from "../webhooks/recovery.ts";
+} from "../webhooks/delivery-log/recovery.ts";
 import { CliUsageError, withServices } from "./context.ts";
 import type { CliIo } from "./io.ts";
 

@@ -1,18 +1,18 @@
 import type { Command } from "commander";
 import { ensureFirstOperator } from "../accounts/bootstrap.ts";
 import type { CreatedAccount } from "../accounts/service-accounts.ts";
-import { type ConfigKey, describeConfigKeys, processGivenSettings } from "../config.ts";
-import { writeRunningServer } from "../running-server.ts";
-import { startService } from "../runtime.ts";
-import type { Services } from "../services.ts";
+import { type ConfigKey, describeConfigKeys, processGivenSettings } from "../config/config.ts";
+import { writeRunningServer } from "../config/running-server.ts";
+import { startService } from "../server/runtime.ts";
+import type { Services } from "../server/services.ts";
 import { withServices } from "./context.ts";
 import type { CliIo } from "./io.ts";
 import {
+  processIndexEnv,
   stopWhenOrphaned,
-  superviseWorkers,
+  superviseProcesses,
   supervisorPidEnv,
-  workerIndexEnv,
-} from "./serve-workers.ts";
+} from "./serve-processes.ts";
 
 /** Config keys that `serve` also takes as flags (data dir and config file are global). */
 const serveFlagKeys = describeConfigKeys().filter((spec) => spec.key !== "dataDir");
@@ -36,7 +36,7 @@ function announceFirstOperator(io: CliIo, baseUrl: string, created: CreatedAccou
   );
 }
 
-/** The settings this server was given outside svc.json, for the other commands (running-server.ts). */
+/** The settings this server was given outside svc.json, for the other commands (config/running-server.ts). */
 function shareSettings(services: Services): () => void {
   const { settings, origins } = processGivenSettings(services.config);
   try {
@@ -110,11 +110,11 @@ export async function runServe(
       // Listening for SIGTERM/SIGINT before the port opens: a supervisor that stops the
       // service as soon as /healthz answers still gets a graceful stop.
       const stopSignal = io.untilStopSignal();
-      if (services.config.workers > 1 && io.env[workerIndexEnv] === undefined) {
+      if (services.config.workers > 1 && io.env[processIndexEnv] === undefined) {
         // The database is migrated and the first operator exists before any worker starts.
         const created = await ensureFirstOperator(services.db, services.clock);
         if (created) announceFirstOperator(io, services.config.baseUrl, created);
-        const workers = superviseWorkers(services.config.workers, {
+        const workers = superviseProcesses(services.config.workers, {
           log: services.log,
           env: io.env,
         });
@@ -128,7 +128,7 @@ export async function runServe(
       // A worker whose supervisor is gone (killed with SIGKILL) stops gracefully by itself.
       const supervisorPid = Number(io.env[supervisorPidEnv]);
       const orphanWatch =
-        io.env[workerIndexEnv] === undefined || !Number.isInteger(supervisorPid)
+        io.env[processIndexEnv] === undefined || !Number.isInteger(supervisorPid)
           ? undefined
           : stopWhenOrphaned(supervisorPid);
       const running = await startService(services, {
@@ -136,7 +136,7 @@ export async function runServe(
           announceFirstOperator(io, services.config.baseUrl, created),
       });
       // Workers of a supervisor share the supervisor's file; a single process writes its own.
-      const forget = io.env[workerIndexEnv] === undefined ? shareSettings(services) : () => {};
+      const forget = io.env[processIndexEnv] === undefined ? shareSettings(services) : () => {};
       options.onListening?.(services, running.url);
       const signal = await stopSignal;
       forget();

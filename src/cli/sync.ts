@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { type SyncResult, syncAllConnections, syncConnection } from "../banking/sync.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../core/errors.ts";
 import { withServices } from "./context.ts";
 import type { CliIo } from "./io.ts";
 import { formatTable } from "./output.ts";

@@ -18,13 +18,13 @@
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { and, eq, gt, inArray, ne, sql } from "drizzle-orm";
-import type { Clock } from "../clock.ts";
+import type { BackgroundJob } from "../core/background-job.ts";
+import type { Clock } from "../core/clock.ts";
+import { newId } from "../core/ids.ts";
 import type { AnyDatabase } from "../db/open.ts";
 import type { PostgresDatabase } from "../db/postgres-store.ts";
 import type { Db } from "../db/store.ts";
-import { newId } from "../ids.ts";
-import type { Logger } from "../log.ts";
-import type { Worker } from "../worker.ts";
+import type { Logger } from "../log/log.ts";
 
 const processHeartbeatMs = 5_000;
 const processStaleAfterMs = 30_000;
@@ -34,7 +34,7 @@ const databaseNowMs = sql`(extract(epoch from clock_timestamp()) * 1000)::bigint
 /** First key of the two-key advisory locks that mark a live process (the second: its id). */
 const processLockClass = 7_305_066;
 
-export interface ProcessRegistry extends Worker {
+export interface ProcessRegistry extends BackgroundJob {
   /** This process's id (service_processes.id, deliveries.lease_holder). */
   readonly id: string;
   /** Removes processes that are gone, with their leases and streams; the ids removed. */
@@ -95,7 +95,7 @@ function localProcessGone(row: ProcessRow, self: { host: string; pid: number }):
 async function takeOverProcesses(tx: Db, ids: string[], now: Date): Promise<void> {
   const { deliveries, eventStreams, serviceProcesses } = tx.t;
   // The claim token stays: a process wrongly taken for gone can still record its outcome only
-  // until the row is claimed again (fencing, delivery-claims.ts).
+  // until the row is claimed again (fencing, webhooks/delivery/claims.ts).
   await tx
     .update(deliveries)
     .set({ nextAttemptAt: now, leaseExpiresAt: null, leaseHolder: null })

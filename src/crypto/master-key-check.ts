@@ -6,7 +6,7 @@
 // nothing about the key.
 import { createHmac } from "node:crypto";
 import { eq } from "drizzle-orm";
-import type { Clock } from "../clock.ts";
+import type { Clock } from "../core/clock.ts";
 import { type Db, first } from "../db/store.ts";
 import { type MasterKey, MasterKeyError } from "./master-key.ts";
 import { constantTimeEqual } from "./tokens.ts";

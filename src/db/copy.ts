@@ -4,7 +4,7 @@
 // The source is only read.
 import { type AnyColumn, asc, count, getTableColumns, gt, sql } from "drizzle-orm";
 import { getTableConfig as getPgTableConfig } from "drizzle-orm/pg-core";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../core/errors.ts";
 import { chunks } from "./chunks.ts";
 import { migratePostgres } from "./migrate.ts";
 import { openPostgresDatabase } from "./postgres-store.ts";

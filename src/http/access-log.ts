@@ -10,7 +10,7 @@
 // debug level only; they are still counted in the metrics.
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
-import type { Logger } from "../log.ts";
+import type { Logger } from "../log/log.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 
 /** The route label of a request that matched no handler (404s of unknown paths). */

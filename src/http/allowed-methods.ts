@@ -2,7 +2,8 @@
 // methods the path does allow in `Allow`. Hono answers any unmatched method-and-path with the
 // not-found handler, which asks this module whether the path itself is known.
 import type { Context } from "hono";
-import { ApiError, errorResponse } from "./errors.ts";
+import { ApiError } from "../core/errors.ts";
+import { errorResponse } from "./error-handler.ts";
 
 interface RouteLike {
   method: string;

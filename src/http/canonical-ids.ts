@@ -2,7 +2,7 @@
 // input"); Svc stores and answers them in lower case. A UUID written with upper-case digits as a
 // whole path segment or a whole query value is lowered before routing, so
 // `/v1/accounts/01A2…` reads the same account as `/v1/accounts/01a2…` (and shares its remembered
-// answer, api/cached-answers.ts) in every route of /v1 and the portal, without each schema
+// answer, api/middleware/answer-lane.ts) in every route of /v1 and the portal, without each schema
 // having to know. Anything else in the URL (cursors, names) is left as it is.
 const upperUuid =
   /(?<=[/=])(?=[0-9a-f-]*[A-F])[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}(?=[/?&#]|$)/g;

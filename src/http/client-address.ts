@@ -6,7 +6,7 @@
 import type { Context } from "hono";
 import { getConnInfo } from "hono/bun";
 import ipaddr from "ipaddr.js";
-import { parseAddressRange } from "../config.ts";
+import { parseAddressRange } from "../config/config.ts";
 
 export type ClientAddressOf = (c: Context) => string | undefined;
 

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
+import { requestIdHeader } from "../core/errors.ts";
 import { randomBase64Url } from "../crypto/tokens.ts";
-import { requestIdHeader } from "./errors.ts";
 
 declare module "hono" {
   interface ContextVariableMap {

@@ -1,7 +1,7 @@
 // Reading request input through zod, answering 400 invalid_request that names the field.
 import type { Context } from "hono";
 import type { z } from "zod";
-import { ApiError } from "./errors.ts";
+import { ApiError } from "../core/errors.ts";
 
 function describeIssue(error: z.ZodError, what: string): string {
   const issue = error.issues[0];

@@ -3,11 +3,11 @@
 // The portal and the CLI both call these.
 import { and, count, desc, eq, isNull } from "drizzle-orm";
 import { z } from "zod";
-import type { Clock } from "../clock.ts";
+import type { Clock } from "../core/clock.ts";
+import { ApiError } from "../core/errors.ts";
+import { isUuid, newId } from "../core/ids.ts";
 import type { Row } from "../db/schema.ts";
 import { type Db, first } from "../db/store.ts";
-import { ApiError } from "../http/errors.ts";
-import { isUuid, newId } from "../ids.ts";
 import { displayPrefix, generateApiKey, hashApiKey } from "./format.ts";
 
 /** The spec leaves the number open ("generous"); this bounds what a leaked portal session can mint. */

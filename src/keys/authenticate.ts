@@ -3,10 +3,10 @@
 // the change counter stands still; on PostgreSQL shared by the requests that arrived while the
 // previous read was under way), so a revocation or an account change made by any process or
 // instance (portal, CLI) applies to the very next request (spec 3). The read also returns the
-// account's data generation, which remembered answers are keyed on (api/answer-cache.ts).
+// account's data generation, which remembered answers are keyed on (api/middleware/answer-store.ts).
 import { eq, sql } from "drizzle-orm";
 import { type AccessFacts, accessFactsOf } from "../accounts/entitlement.ts";
-import type { Clock } from "../clock.ts";
+import type { Clock } from "../core/clock.ts";
 import { constantTimeEqual } from "../crypto/tokens.ts";
 import type { Db } from "../db/store.ts";
 import { coalescedReads } from "./coalesced-reads.ts";

@@ -1,6 +1,6 @@
 // Fixed-window counters kept in the database, so limits survive a restart (spec 8, DESIGN.md).
 import { lt, sql } from "drizzle-orm";
-import type { Clock } from "../clock.ts";
+import type { Clock } from "../core/clock.ts";
 import type { Db } from "../db/store.ts";
 
 export interface LimitRule {

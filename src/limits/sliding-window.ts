@@ -9,10 +9,10 @@
 // SERIALIZABLE transactions (retried on conflict) make two racing actions see each other. Pass
 // a transaction handle to make the action part of a larger write (e.g. the endpoint insert).
 import { and, asc, count, eq, gt, lt, lte } from "drizzle-orm";
-import type { Clock } from "../clock.ts";
+import type { Clock } from "../core/clock.ts";
+import { ApiError } from "../core/errors.ts";
+import { newId } from "../core/ids.ts";
 import { type Db, first } from "../db/store.ts";
-import { ApiError } from "../http/errors.ts";
-import { newId } from "../ids.ts";
 
 export interface WindowRule {
   /** What is counted, e.g. `endpoint-registrations:<account id>`. */

@@ -6,7 +6,7 @@
 import http from "node:http";
 import https from "node:https";
 import type { SecureContext } from "node:tls";
-import { deliveryHeaders } from "../webhooks/signing.ts";
+import { deliveryHeaders } from "../webhooks/delivery/signing.ts";
 
 /** As long as a real delivery attempt may take before it counts as failed. */
 const forwardTimeoutMs = 10_000;

@@ -2,12 +2,12 @@
 // to a local URL, signed as a real delivery with the listen secret. After a dropped connection it
 // reconnects with backoff (backoff.ts) and resumes with Last-Event-ID, so no event is missed or
 // forwarded twice: the id it resumes from is the last event's, or, before any event, the
-// stream's starting position (sent at connection, api/event-stream.ts), so events written while
+// stream's starting position (sent at connection, api/events/stream.ts), so events written while
 // it reconnects are not skipped. An event id is forwarded once per run, whatever the server sends.
 // A refused key (or any answer that retrying cannot change, or a stream the server ended because
 // the key or account was refused meanwhile) ends it with one line instead of a retry loop.
 import type { SecureContext } from "node:tls";
-import { streamClosedEvent } from "../api/event-stream.ts";
+import { streamClosedEvent } from "../api/events/stream.ts";
 import type { EventType } from "../db/schema.ts";
 import { reconnectDelayMs } from "./backoff.ts";
 import { type ForwardResult, forwardEvent } from "./forward.ts";
@@ -53,7 +53,7 @@ export class ListenRefused extends Error {
   override name = "ListenRefused";
 }
 
-/** Four missed heartbeats (5 s each, api/event-stream.ts). */
+/** Four missed heartbeats (5 s each, api/events/stream.ts). */
 const defaultIdleTimeoutMs = 20_000;
 
 /** Event ids remembered as forwarded (a few MB at most); the oldest are forgotten first. */

@@ -7,7 +7,7 @@ import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from "nod
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { randomBase64Url } from "../crypto/tokens.ts";
-import { signingSecretPrefix } from "../webhooks/secrets.ts";
+import { signingSecretPrefix } from "../webhooks/endpoints/secrets.ts";
 
 const secretPattern = /^whsec_[A-Za-z0-9_-]{43}$/;
 

@@ -2,9 +2,9 @@
 // here, inside the transaction of the change it reports, whether or not SMTP is configured,
 // so an operator can always read what was (or would have been) sent.
 import { and, desc, eq, isNull } from "drizzle-orm";
-import type { Clock } from "../clock.ts";
+import type { Clock } from "../core/clock.ts";
+import { newId } from "../core/ids.ts";
 import type { Db } from "../db/store.ts";
-import { newId } from "../ids.ts";
 
 export interface MailInput {
   serviceAccountId: string | null;

@@ -1,15 +1,15 @@
 // Starts the mail sender of `svc serve` when SMTP is configured; without it, mail stays in the
 // outbox for operators. Started by the runtime, beside (not inside) the webhook workers.
-import type { Services } from "../services.ts";
-import { createMailWorker, type MailWorker, smtpTransport } from "./smtp-worker.ts";
+import type { Services } from "../server/services.ts";
+import { createMailSender, type MailSender, smtpTransport } from "./smtp-sender.ts";
 
-export function startMailWorker(services: Services): MailWorker | undefined {
+export function startMailSender(services: Services): MailSender | undefined {
   const { config, log } = services;
   if (!config.smtpUrl) {
     log.info("smtpUrl is not set: e-mail is kept in the outbox for operators (svc mail list)");
     return undefined;
   }
-  return createMailWorker({
+  return createMailSender({
     db: services.db,
     clock: services.clock,
     log: log.child({ worker: "mail" }),

@@ -4,7 +4,7 @@
 // account), connections and unsent mail.
 import { count, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import { Gauge, type Registry } from "prom-client";
-import type { Clock } from "../clock.ts";
+import type { Clock } from "../core/clock.ts";
 import type { AnyDatabase } from "../db/open.ts";
 import { connectionStatuses, endpointStatuses } from "../db/schema.ts";
 import type { Db } from "../db/store.ts";

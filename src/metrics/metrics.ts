@@ -13,9 +13,8 @@
 // states. Never an id of a tenant, key, endpoint or connection, never a URL, never a secret.
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import packageJson from "../../package.json" with { type: "json" };
-import type { Clock } from "../clock.ts";
+import type { Clock } from "../core/clock.ts";
 import type { AnyDatabase } from "../db/open.ts";
-import type { SendResult } from "../webhooks/sender.ts";
 import { registerDatabaseGauges, registerPoolGauges } from "./database-gauges.ts";
 import { registerHttpRequestMetrics } from "./http-requests.ts";
 import { registerProcessMetrics } from "./process-metrics.ts";
@@ -28,6 +27,14 @@ const deliveryBuckets = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const httpBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 const syncBuckets = [0.1, 0.5, 1, 5, 15, 30, 60, 120];
 
+/** What the delivery-attempt counters need of an attempt (the sender's result has more). */
+export interface DeliveryAttemptObservation {
+  ok: boolean;
+  /** Why a failed attempt failed (the sender's error classes); counted as "connect" when unknown. */
+  errorClass: string | null;
+  durationMs: number;
+}
+
 export type DeliveryDisposition = "succeeded" | "retry_scheduled" | "dropped";
 export type SyncRunOutcome = "succeeded" | "failed";
 
@@ -39,7 +46,7 @@ export interface Metrics {
    */
   httpRequestObserver(method: string, route: string, status: number): (seconds: number) => void;
   /** One attempt of an account-event delivery by the dispatcher. */
-  deliveryAttempt(result: SendResult): void;
+  deliveryAttempt(result: DeliveryAttemptObservation): void;
   /** Deliveries whose attempt was recorded: succeeded, left to retry, or dropped. */
   deliveryFinished(disposition: DeliveryDisposition, count?: number): void;
   /** An endpoint disabled after 20 consecutive failures. */

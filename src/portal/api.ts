@@ -1,9 +1,10 @@
 // The portal's JSON API under /portal/api (session cookie auth). Each route calls the same
 // feature functions as the CLI; owner routes are scoped to the signed-in user's account.
 import { Hono } from "hono";
-import type { Services } from "../services.ts";
+import { sessionCookie } from "../http/cookies.ts";
+import { sameOriginOnly } from "../http/same-origin.ts";
+import type { Services } from "../server/services.ts";
 import { refuseChangesWhenDisabled, requireOperator, requireSession } from "./auth.ts";
-import { sessionCookie } from "./cookies.ts";
 import { bankLinkRoutes } from "./routes/bank-link-routes.ts";
 import { connectionRoutes } from "./routes/connection-routes.ts";
 import { deliveryRoutes } from "./routes/delivery-routes.ts";
@@ -12,7 +13,6 @@ import { keyRoutes } from "./routes/key-routes.ts";
 import { operatorRoutes } from "./routes/operator-routes.ts";
 import { overviewRoutes } from "./routes/overview-routes.ts";
 import { sessionRoutes } from "./routes/session-routes.ts";
-import { sameOriginOnly } from "./same-origin.ts";
 
 export function createPortalApi(services: Services): Hono {
   const { db, clock, config } = services;

@@ -1,10 +1,10 @@
 import type { MiddlewareHandler } from "hono";
 import { accountDisabledNotice } from "../accounts/service-accounts.ts";
-import type { Clock } from "../clock.ts";
+import { type PortalPrincipal, resolveSession } from "../accounts/sessions.ts";
+import type { Clock } from "../core/clock.ts";
+import { ApiError } from "../core/errors.ts";
 import type { Db } from "../db/store.ts";
-import { ApiError } from "../http/errors.ts";
-import type { SessionCookie } from "./cookies.ts";
-import { type PortalPrincipal, resolveSession } from "./sessions.ts";
+import type { SessionCookie } from "../http/cookies.ts";
 
 declare module "hono" {
   interface ContextVariableMap {

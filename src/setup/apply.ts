@@ -8,13 +8,13 @@ import { ensureFirstOperator } from "../accounts/bootstrap.ts";
 import { passwordProblem } from "../accounts/passwords.ts";
 import { emailSchema } from "../accounts/service-accounts.ts";
 import { findUserByEmail, setUserPassword } from "../accounts/users.ts";
-import type { Clock } from "../clock.ts";
-import { ConfigError, configFileName, loadConfig, validateConfigValue } from "../config.ts";
+import { ConfigError, configFileName, loadConfig, validateConfigValue } from "../config/config.ts";
+import type { Clock } from "../core/clock.ts";
+import { ApiError } from "../core/errors.ts";
 import { masterKeyPath } from "../crypto/master-key.ts";
 import { type Db, first } from "../db/store.ts";
-import { ApiError } from "../http/errors.ts";
-import { silentLogger } from "../log.ts";
-import { openServices } from "../services.ts";
+import { silentLogger } from "../log/log.ts";
+import { openServices } from "../server/services.ts";
 
 /**
  * What `svc setup` was told. A setting left out keeps what svc.json already holds (a re-run of

@@ -3,7 +3,7 @@ import type { Readable, Writable } from "node:stream";
 import * as prompts from "@clack/prompts";
 import { passwordProblem } from "../accounts/passwords.ts";
 import { emailSchema } from "../accounts/service-accounts.ts";
-import { validateConfigValue } from "../config.ts";
+import { validateConfigValue } from "../config/config.ts";
 import type { SetupAnswers } from "./apply.ts";
 import { SetupCancelled } from "./cancelled.ts";
 

@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { updateServiceAccount } from "../../src/accounts/service-accounts.ts";
 import { completeLink } from "../../src/banking/link.ts";
 import { connectSandbox } from "../../src/banking/sandbox/connect.ts";
-import type { Services } from "../../src/services.ts";
+import type { Services } from "../../src/server/services.ts";
 import { insertServiceAccount } from "../banking/helpers.ts";
 import { createFakeClock } from "../support/fake-clock.ts";
 import { createTestServices } from "../support/services.ts";

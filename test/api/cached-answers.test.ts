@@ -1,13 +1,13 @@
-// The cached-answer lane (src/api/cached-answers.ts): a /v1 GET whose answer is remembered is
+// The cached-answer lane (src/api/middleware/answer-lane.ts): a /v1 GET whose answer is remembered is
 // answered before the router, synchronously, with exactly what the router would answer; every
 // other request (and every refusal) goes to the router. `createHttpApp().fetch` returns a
 // Response for a lane answer and a Promise for a router answer, which is how these tests tell
 // them apart.
 import { afterAll, describe, expect, test } from "bun:test";
 import { createServiceAccount } from "../../src/accounts/service-accounts.ts";
-import { createHttpApp } from "../../src/http/app.ts";
 import { createApiKey, revokeApiKey } from "../../src/keys/api-keys.ts";
-import { createLogger } from "../../src/log.ts";
+import { createLogger } from "../../src/log/log.ts";
+import { createHttpApp } from "../../src/server/app.ts";
 import { seedConnection } from "../support/bank-fixtures.ts";
 import { createFakeClock } from "../support/fake-clock.ts";
 import { parsePrometheus, sampleValue } from "../support/prometheus.ts";

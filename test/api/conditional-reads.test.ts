@@ -1,13 +1,13 @@
-// Conditional reads (src/api/etag.ts): every /v1 GET answers a strong ETag of its exact
+// Conditional reads (src/api/middleware/etag.ts): every /v1 GET answers a strong ETag of its exact
 // body, and If-None-Match naming it is answered 304, by the router and by the cached-answer lane
 // alike, only after the key, entitlement and rate-limit checks. Flag parameters take
 // true/false/1/0.
 import { afterAll, describe, expect, test } from "bun:test";
 import { createServiceAccount, updateServiceAccount } from "../../src/accounts/service-accounts.ts";
-import { entityTagOf } from "../../src/api/etag.ts";
-import { createHttpApp } from "../../src/http/app.ts";
+import { entityTagOf } from "../../src/api/middleware/etag.ts";
 import { createApiKey } from "../../src/keys/api-keys.ts";
-import { recordAccountEvents } from "../../src/webhooks/events.ts";
+import { createHttpApp } from "../../src/server/app.ts";
+import { recordAccountEvents } from "../../src/webhooks/events/write.ts";
 import { errorOf, startApiHarness, type Tenant } from "../support/api.ts";
 import { insertTransactions, seedConnection } from "../support/bank-fixtures.ts";
 import { createFakeClock } from "../support/fake-clock.ts";

@@ -7,8 +7,8 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import fastifyApiReference from "@scalar/fastify-api-reference";
-import { scalarConfiguration } from "../../src/api/docs-page.ts";
-import { standaloneFromIntegrationSource } from "../../src/api/scalar-bundle.ts";
+import { scalarConfiguration } from "../../src/api/reference/docs-page.ts";
+import { standaloneFromIntegrationSource } from "../../src/api/reference/scalar-bundle.ts";
 import { startApiHarness } from "../support/api.ts";
 
 const api = await startApiHarness();

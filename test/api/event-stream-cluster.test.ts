@@ -4,8 +4,8 @@
 // the places of a process that is gone are freed by the sweep.
 import { afterAll, describe, expect, test } from "bun:test";
 import { startProcessRegistry } from "../../src/cluster/processes.ts";
-import { silentLogger } from "../../src/log.ts";
-import { openServices } from "../../src/services.ts";
+import { silentLogger } from "../../src/log/log.ts";
+import { openServices } from "../../src/server/services.ts";
 import { errorOf, startApiHarness } from "../support/api.ts";
 import { testPoolOptions } from "../support/engine.ts";
 import { startTestServer } from "../support/server.ts";

@@ -1,15 +1,15 @@
 // GET /v1/events, /v1/events/{event_id} and /v1/events/stream through real HTTP.
 import { afterAll, describe, expect, test } from "bun:test";
 import { updateServiceAccount } from "../../src/accounts/service-accounts.ts";
-import { beforeFirstEventId } from "../../src/api/event-stream.ts";
-import { startHttpServer } from "../../src/http/server.ts";
+import { beforeFirstEventId } from "../../src/api/events/stream.ts";
 import { revokeApiKey } from "../../src/keys/api-keys.ts";
 import { readSse, type SseMessage } from "../../src/listen/sse.ts";
-import { webhookContext } from "../../src/webhooks/context.ts";
-import { registerEndpoint } from "../../src/webhooks/endpoint-registration.ts";
-import { recordAccountEvents } from "../../src/webhooks/events.ts";
-import { senderFromConfig } from "../../src/webhooks/sender.ts";
-import { sendVerificationCode } from "../../src/webhooks/verification.ts";
+import { startHttpServer } from "../../src/server/server.ts";
+import { webhookContext } from "../../src/webhooks/delivery/context.ts";
+import { senderFromConfig } from "../../src/webhooks/delivery/sender.ts";
+import { sendVerificationCode } from "../../src/webhooks/delivery/verification.ts";
+import { registerEndpoint } from "../../src/webhooks/endpoints/registration.ts";
+import { recordAccountEvents } from "../../src/webhooks/events/write.ts";
 import { errorOf, startApiHarness, type Tenant } from "../support/api.ts";
 import { startReceiver } from "../support/receiver.ts";
 import { waitUntil } from "../support/wait.ts";

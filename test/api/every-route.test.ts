@@ -2,7 +2,7 @@
 // missing, malformed, unknown or revoked key, and never reads another account's data.
 import { afterAll, describe, expect, test } from "bun:test";
 import { revokeApiKey } from "../../src/keys/api-keys.ts";
-import { recordAccountEvent } from "../../src/webhooks/events.ts";
+import { recordAccountEvent } from "../../src/webhooks/events/write.ts";
 import { errorOf, startApiHarness, type Tenant } from "../support/api.ts";
 import { insertTransactions } from "../support/bank-fixtures.ts";
 import { documentChecker } from "../support/openapi.ts";

@@ -5,7 +5,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
-import { createBoundedCache } from "../../src/api/bounded-cache.ts";
+import { createBoundedCache } from "../../src/core/bounded-map.ts";
 import { openDatabase } from "../../src/db/open.ts";
 import { openSqliteDatabase } from "../../src/db/sqlite-store.ts";
 import type { Db } from "../../src/db/store.ts";

@@ -2,7 +2,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { updateServiceAccount } from "../../src/accounts/service-accounts.ts";
-import { recordAccountEvent } from "../../src/webhooks/events.ts";
+import { recordAccountEvent } from "../../src/webhooks/events/write.ts";
 import { startApiHarness } from "../support/api.ts";
 import { insertTransactions } from "../support/bank-fixtures.ts";
 import { documentChecker } from "../support/openapi.ts";

@@ -4,9 +4,9 @@
 // router's answer, counted once against the rate limit.
 import { afterAll, describe, expect, test } from "bun:test";
 import { createServiceAccount } from "../../src/accounts/service-accounts.ts";
-import { createHttpApp } from "../../src/http/app.ts";
 import { createApiKey, revokeApiKey } from "../../src/keys/api-keys.ts";
-import { createLogger } from "../../src/log.ts";
+import { createLogger } from "../../src/log/log.ts";
+import { createHttpApp } from "../../src/server/app.ts";
 import {
   generatedTransactions,
   insertTransactions,

@@ -1,8 +1,8 @@
 // Unit tests of the read API's rules: the date window and the per-account rate limit.
 import { describe, expect, test } from "bun:test";
-import { resolveDateWindow, windowDays } from "../../src/api/date-window.ts";
-import { createLocalRateLimiter, rateLimitHeaders } from "../../src/api/rate-limit.ts";
-import { ApiError } from "../../src/http/errors.ts";
+import { createLocalRateLimiter, rateLimitHeaders } from "../../src/api/middleware/rate-limit.ts";
+import { resolveDateWindow, windowDays } from "../../src/api/transactions/date-window.ts";
+import { ApiError } from "../../src/core/errors.ts";
 import { createFakeClock } from "../support/fake-clock.ts";
 
 const now = new Date("2026-01-15T23:59:59.999Z");

@@ -4,12 +4,12 @@
 // however fast the requests come.
 import { afterAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import type { RateLimitDecision } from "../../src/api/rate-limit.ts";
+import type { RateLimitDecision } from "../../src/api/middleware/rate-limit.ts";
 import {
   createSharedRateLimiter,
   maxBatchFor,
   type SharedRateLimiter,
-} from "../../src/api/shared-rate-limit.ts";
+} from "../../src/api/middleware/shared-rate-limit.ts";
 import { openDatabase } from "../../src/db/open.ts";
 import { createFakeClock } from "../support/fake-clock.ts";
 import { createTestServices } from "../support/services.ts";

@@ -6,10 +6,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { eq, sql } from "drizzle-orm";
 import { encodeCursor } from "../../src/api/cursor.ts";
-import { changesAfterQuery } from "../../src/api/reads/transaction-changes.ts";
-import { pruneHistory } from "../../src/banking/retention.ts";
+import { changesAfterQuery } from "../../src/api/transaction-changes/read.ts";
 import { connectSandbox } from "../../src/banking/sandbox/connect.ts";
 import { syncConnection } from "../../src/banking/sync.ts";
+import { pruneHistory } from "../../src/jobs/retention.ts";
 import { errorOf, startApiHarness } from "../support/api.ts";
 import { generatedTransactions, insertTransactions } from "../support/bank-fixtures.ts";
 import { drainFeed, FeedCopy, type FeedPage, transactionWriter } from "../support/change-feed.ts";

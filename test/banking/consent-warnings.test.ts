@@ -4,13 +4,13 @@ import { createServiceAccount } from "../../src/accounts/service-accounts.ts";
 import {
   dueWarning,
   sendConsentWarnings,
-  startConsentWarningWorker,
+  startConsentWarningJob,
 } from "../../src/banking/consent-warnings.ts";
-import { dayMs } from "../../src/banking/dates.ts";
 import { startLink } from "../../src/banking/link.ts";
+import { dayMs } from "../../src/core/dates.ts";
 import { openDatabase } from "../../src/db/open.ts";
 import { listMail } from "../../src/mail/outbox.ts";
-import type { Services } from "../../src/services.ts";
+import type { Services } from "../../src/server/services.ts";
 import type { EnableBankingStub } from "../support/enable-banking-stub.ts";
 import { createFakeClock } from "../support/fake-clock.ts";
 import { portalClient, testPassword } from "../support/portal.ts";
@@ -120,7 +120,7 @@ describe("consent expiry warnings", () => {
 
   test("the hourly job sends due warnings on its schedule", async () => {
     const owner = await ownerWithConnection(3);
-    const worker = startConsentWarningWorker(services, { schedule: "* * * * * *" });
+    const worker = startConsentWarningJob(services, { schedule: "* * * * * *" });
     try {
       for (let i = 0; i < 50 && (await mailTo(owner.accountId)).length === 0; i++)
         await Bun.sleep(100);

@@ -3,9 +3,9 @@
 import { asc } from "drizzle-orm";
 import type { AccountRecord, BalanceRecord, TransactionRecord } from "../../src/banking/model.ts";
 import type { BankProvider, ProviderStatus } from "../../src/banking/provider.ts";
+import { newId } from "../../src/core/ids.ts";
 import type { ConnectionStatus, NewRow } from "../../src/db/schema.ts";
-import { newId } from "../../src/ids.ts";
-import type { Services } from "../../src/services.ts";
+import type { Services } from "../../src/server/services.ts";
 import { createFakeClock, type FakeClock } from "../support/fake-clock.ts";
 import { createTestServices } from "../support/services.ts";
 

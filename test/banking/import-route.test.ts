@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { createImportRoutes } from "../../src/banking/import/routes.ts";
-import { createApp } from "../../src/http/app.ts";
+import { createImportRoutes } from "../../src/portal/routes/import-routes.ts";
+import { createApp } from "../../src/server/app.ts";
 import invalidFixture from "../fixtures/import/invalid.json" with { type: "json" };
 import validFixture from "../fixtures/import/valid.json" with { type: "json" };
 import { portalClient, signedInOwner } from "../support/portal.ts";

@@ -5,9 +5,9 @@ import {
   linkAttemptsPerHour,
   maxActiveConnections,
 } from "../../src/banking/link-limits.ts";
-import { pruneHistory } from "../../src/banking/retention.ts";
 import type { ConnectionStatus } from "../../src/db/schema.ts";
-import type { Services } from "../../src/services.ts";
+import { pruneHistory } from "../../src/jobs/retention.ts";
+import type { Services } from "../../src/server/services.ts";
 import { createFakeClock } from "../support/fake-clock.ts";
 import { signedInOwner } from "../support/portal.ts";
 import { createRealBankServices } from "../support/real-bank-services.ts";

@@ -5,7 +5,7 @@ import { eq } from "drizzle-orm";
 import { updateServiceAccount } from "../../src/accounts/service-accounts.ts";
 import { startLink } from "../../src/banking/link.ts";
 import { createApiKey } from "../../src/keys/api-keys.ts";
-import type { Services } from "../../src/services.ts";
+import type { Services } from "../../src/server/services.ts";
 import { type EnableBankingStub, startEnableBankingStub } from "../support/enable-banking-stub.ts";
 import { createFakeClock } from "../support/fake-clock.ts";
 import { createTestPki } from "../support/pki.ts";

@@ -1,5 +1,4 @@
 import { describe, expect, test } from "bun:test";
-import { isCalendarDate } from "../../src/banking/dates.ts";
 import {
   formatMinorUnits,
   isCurrencyCode,
@@ -7,6 +6,7 @@ import {
   minorDigits,
   normalizeAmount,
 } from "../../src/banking/money.ts";
+import { isCalendarDate } from "../../src/core/dates.ts";
 
 describe("money as decimal strings (DESIGN.md: never floats)", () => {
   test.each([

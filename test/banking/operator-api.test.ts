@@ -1,9 +1,9 @@
-// The operator HTTP API (src/http/operator-api.ts): `POST /operator/import` with the bearer token
+// The operator HTTP API (src/server/operator-api.ts): `POST /operator/import` with the bearer token
 // from operatorTokenFile, for scripts; without the setting the prefix does not exist.
 import { afterAll, describe, expect, test } from "bun:test";
-import { ConfigError } from "../../src/config.ts";
+import { ConfigError } from "../../src/config/config.ts";
 import { randomBase64Url } from "../../src/crypto/tokens.ts";
-import { createApp } from "../../src/http/app.ts";
+import { createApp } from "../../src/server/app.ts";
 import validFixture from "../fixtures/import/valid.json" with { type: "json" };
 import { startTestServer, type TestServer } from "../support/server.ts";
 import { createTestServices } from "../support/services.ts";

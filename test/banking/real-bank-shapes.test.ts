@@ -4,7 +4,7 @@
 // booked row that replaces a pending one is linked to it, a dropped pending row is removed, and
 // what the provider said or Svc skipped is the connection's notice.
 import { describe, expect, test } from "bun:test";
-import { createBankReads } from "../../src/api/reads/bank-reads.ts";
+import { createBankReads } from "../../src/api/bank-reads.ts";
 import {
   enableBankingShape,
   enableBankingShapes,

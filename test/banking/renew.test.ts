@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { asc, eq } from "drizzle-orm";
-import type { Services } from "../../src/services.ts";
+import type { Services } from "../../src/server/services.ts";
 import { installedDir, runSvc } from "../support/cli.ts";
 import type { EnableBankingStub } from "../support/enable-banking-stub.ts";
 import { createFakeClock } from "../support/fake-clock.ts";

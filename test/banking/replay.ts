@@ -10,7 +10,7 @@ import type { SimplefinClient } from "../../src/banking/providers/simplefin/clie
 import { createSimplefinProvider } from "../../src/banking/providers/simplefin/provider.ts";
 import { parseAccountSet } from "../../src/banking/providers/simplefin/transform.ts";
 import { type SyncResult, syncConnection } from "../../src/banking/sync.ts";
-import { newId } from "../../src/ids.ts";
+import { newId } from "../../src/core/ids.ts";
 import {
   defaultEbAccount,
   defaultEbBalances,

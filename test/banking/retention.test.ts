@@ -1,13 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import { importBankData } from "../../src/banking/import/ingest.ts";
-import { pruneHistory, startRetentionWorker } from "../../src/banking/retention.ts";
+import { pruneHistory, startRetentionJob } from "../../src/jobs/retention.ts";
 import { tables } from "../support/tables.ts";
 
 const { deliveries, deliveryAttempts, events, rateLimitCounters } = tables;
 
-import { newId } from "../../src/ids.ts";
+import { createSession, sessionIdleMs } from "../../src/accounts/sessions.ts";
+import { newId } from "../../src/core/ids.ts";
 import { consumeLimit } from "../../src/limits/counter.ts";
-import { createSession, sessionIdleMs } from "../../src/portal/sessions.ts";
 import validFixture from "../fixtures/import/valid.json" with { type: "json" };
 import { addVerifiedEndpoint, setup, tableContents } from "./helpers.ts";
 
@@ -97,7 +97,7 @@ describe("retention (events and delivery history older than retentionDays; bank 
 
   test("the retention worker runs on its croner schedule and stops cleanly", async () => {
     const s = await setup();
-    const worker = startRetentionWorker(s.services, "0 0 1 1 *");
+    const worker = startRetentionJob(s.services, "0 0 1 1 *");
     expect(worker.name).toBe("retention");
     await worker.stop();
   });

@@ -6,9 +6,9 @@ import { tables } from "../support/tables.ts";
 
 const { balances, bankAccounts, connections, deliveries, syncRuns, transactions } = tables;
 
-import { ApiError } from "../../src/http/errors.ts";
-import { silentLogger } from "../../src/log.ts";
-import { openServices } from "../../src/services.ts";
+import { ApiError } from "../../src/core/errors.ts";
+import { silentLogger } from "../../src/log/log.ts";
+import { openServices } from "../../src/server/services.ts";
 import { testMasterKeyHex } from "../support/services.ts";
 import {
   account,

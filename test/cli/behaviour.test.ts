@@ -4,9 +4,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { loadConfig } from "../../src/config.ts";
-import { silentLogger } from "../../src/log.ts";
-import { openServices } from "../../src/services.ts";
+import { loadConfig } from "../../src/config/config.ts";
+import { silentLogger } from "../../src/log/log.ts";
+import { openServices } from "../../src/server/services.ts";
 import { installedDir, runSvc } from "../support/cli.ts";
 import { engineEnvFor, testEngine } from "../support/engine.ts";
 import { acceptVerification, type Receiver, startReceiver } from "../support/receiver.ts";

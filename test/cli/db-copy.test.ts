@@ -4,13 +4,13 @@
 
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/config/config.ts";
 import { copyOrder } from "../../src/db/copy.ts";
 import { openDatabase } from "../../src/db/open.ts";
 import type { Db } from "../../src/db/store.ts";
-import { createHttpApp } from "../../src/http/app.ts";
-import { silentLogger } from "../../src/log.ts";
-import { openServices } from "../../src/services.ts";
+import { silentLogger } from "../../src/log/log.ts";
+import { createHttpApp } from "../../src/server/app.ts";
+import { openServices } from "../../src/server/services.ts";
 import { insertTransactions } from "../support/bank-fixtures.ts";
 import { installedDir, runSvc } from "../support/cli.ts";
 import { createTestDatabase } from "../support/engine.ts";

@@ -1,10 +1,10 @@
 // `svc endpoints add --events`, `svc endpoints update`, `svc endpoints resend` and
 // `svc deliveries retry` through the CLI, against a real HTTPS receiver.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { loadConfig } from "../../src/config.ts";
-import { silentLogger } from "../../src/log.ts";
-import { openServices } from "../../src/services.ts";
-import { recordAccountEvent } from "../../src/webhooks/events.ts";
+import { loadConfig } from "../../src/config/config.ts";
+import { silentLogger } from "../../src/log/log.ts";
+import { openServices } from "../../src/server/services.ts";
+import { recordAccountEvent } from "../../src/webhooks/events/write.ts";
 import { installedDir, runSvc } from "../support/cli.ts";
 import { engineEnvFor } from "../support/engine.ts";
 import { type Receiver, startReceiver } from "../support/receiver.ts";

@@ -3,7 +3,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { localServerUrl } from "../../src/http/health-probe.ts";
+import { localServerUrl } from "../../src/cli/health-probe.ts";
 import { freePort } from "../support/binary.ts";
 import { runSvc } from "../support/cli.ts";
 import { startTestServer } from "../support/server.ts";

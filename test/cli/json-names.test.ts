@@ -3,11 +3,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { loadConfig } from "../../src/config.ts";
-import { toJsonNames } from "../../src/http/json-names.ts";
-import { silentLogger } from "../../src/log.ts";
-import { openServices } from "../../src/services.ts";
-import { recordAccountEvent } from "../../src/webhooks/events.ts";
+import { loadConfig } from "../../src/config/config.ts";
+import { toJsonNames } from "../../src/core/json-names.ts";
+import { silentLogger } from "../../src/log/log.ts";
+import { openServices } from "../../src/server/services.ts";
+import { recordAccountEvent } from "../../src/webhooks/events/write.ts";
 import { runSvc } from "../support/cli.ts";
 import { engineEnvFor } from "../support/engine.ts";
 import { createFakeClock } from "../support/fake-clock.ts";

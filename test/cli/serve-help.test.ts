@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { describeConfigKeys } from "../../src/config.ts";
+import { describeConfigKeys } from "../../src/config/config.ts";
 import { runSvc } from "../support/cli.ts";
 import { makeTempDir } from "../support/temp.ts";
 

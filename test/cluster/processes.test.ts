@@ -6,8 +6,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { eq } from "drizzle-orm";
 import { pidStartedAt, startProcessRegistry } from "../../src/cluster/processes.ts";
 import { openDatabase } from "../../src/db/open.ts";
-import { silentLogger } from "../../src/log.ts";
-import { claimDueDeliveries } from "../../src/webhooks/delivery-claims.ts";
+import { silentLogger } from "../../src/log/log.ts";
+import { claimDueDeliveries } from "../../src/webhooks/delivery/claims.ts";
 import { testPoolOptions } from "../support/engine.ts";
 import { type Receiver, startReceiver } from "../support/receiver.ts";
 import { waitUntil } from "../support/wait.ts";

@@ -3,8 +3,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { MasterKeyError } from "../../src/crypto/master-key.ts";
 import { masterKeyCheckValue } from "../../src/crypto/master-key-check.ts";
-import { silentLogger } from "../../src/log.ts";
-import { openServices } from "../../src/services.ts";
+import { silentLogger } from "../../src/log/log.ts";
+import { openServices } from "../../src/server/services.ts";
 import { createTestServices, testMasterKeyHex } from "../support/services.ts";
 
 const services = await createTestServices();

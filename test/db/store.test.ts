@@ -3,12 +3,12 @@
 import { Database as SqliteConnection } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq, sql } from "drizzle-orm";
+import { newId } from "../../src/core/ids.ts";
 import { migrateDatabase } from "../../src/db/migrate.ts";
 import { type AnyDatabase, type DatabaseSettings, openDatabase } from "../../src/db/open.ts";
 import { isRetryable } from "../../src/db/postgres-store.ts";
 import { openSqliteDatabase } from "../../src/db/sqlite-store.ts";
 import { DatabaseBusyError, type Db, first } from "../../src/db/store.ts";
-import { newId } from "../../src/ids.ts";
 import { openTestDatabase, testEngine } from "../support/engine.ts";
 import { makeTempDir } from "../support/temp.ts";
 

@@ -5,9 +5,9 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { errorStatus } from "../../src/http/errors.ts";
-import { drainTimeoutMs } from "../../src/runtime.ts";
-import { stopGraceMs } from "../../src/webhooks/dispatcher.ts";
+import { errorStatus } from "../../src/core/errors.ts";
+import { drainTimeoutMs } from "../../src/server/runtime.ts";
+import { stopGraceMs } from "../../src/webhooks/delivery/dispatcher.ts";
 import { createTestServices } from "../support/services.ts";
 import { makeTempDir } from "../support/temp.ts";
 
@@ -119,7 +119,7 @@ describe("API guide", () => {
   });
 
   test("states the retry schedule the dispatcher uses", async () => {
-    const { retryDelaysMs } = await import("../../src/webhooks/retry-schedule.ts");
+    const { retryDelaysMs } = await import("../../src/webhooks/delivery/retry-schedule.ts");
     const words = ["1 minute", "5 minutes", "30 minutes", "2 hours", "12 hours", "24 hours"];
     const minutes = [1, 5, 30, 120, 720, 1440];
     expect(retryDelaysMs.map((ms) => ms / 60_000)).toEqual(minutes);

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildProgram } from "../../src/cli/program.ts";
-import { createApp } from "../../src/http/app.ts";
+import { createApp } from "../../src/server/app.ts";
 import { createTestServices } from "../support/services.ts";
 
 const readme = readFileSync(join(import.meta.dir, "../..", "README.md"), "utf8");

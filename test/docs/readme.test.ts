@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describeConfigKeys } from "../../src/config.ts";
+import { describeConfigKeys } from "../../src/config/config.ts";
 
 const root = join(import.meta.dir, "../..");
 const readme = readFileSync(join(root, "README.md"), "utf8");

@@ -6,8 +6,8 @@
 // others as soon as they see it gone).
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import type { Services } from "../../src/services.ts";
-import { recordAccountEvents } from "../../src/webhooks/events.ts";
+import type { Services } from "../../src/server/services.ts";
+import { recordAccountEvents } from "../../src/webhooks/events/write.ts";
 import { type StartedBinary, startBinary } from "../support/binary.ts";
 import {
   binarySvc,

@@ -2,7 +2,7 @@
 // binary is killed with SIGKILL while deliveries are in flight and pending; after a restart
 // every event reaches the receiver.
 import { describe, expect, test } from "bun:test";
-import { recordAccountEvent } from "../../src/webhooks/events.ts";
+import { recordAccountEvent } from "../../src/webhooks/events/write.ts";
 import { startBinary } from "../support/binary.ts";
 import {
   deliveringBinary,

@@ -5,8 +5,8 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { listDeliveries } from "../../src/webhooks/delivery-log.ts";
-import { recordAccountEvents } from "../../src/webhooks/events.ts";
+import { listDeliveries } from "../../src/webhooks/delivery-log/log.ts";
+import { recordAccountEvents } from "../../src/webhooks/events/write.ts";
 import { startBinary } from "../support/binary.ts";
 import {
   binarySvc,

@@ -1,7 +1,7 @@
 // The read-API rate limit across serving processes, through the compiled binary: on PostgreSQL
 // two `svc serve` instances, on SQLite `svc serve --workers 2`. 60 requests fired at once with
 // two keys of one account, against a limit of 30 per minute: the cluster answers at most 30 with
-// 200 (allowance is reserved from the database before it is used; src/api/shared-rate-limit.ts),
+// 200 (allowance is reserved from the database before it is used; src/api/middleware/shared-rate-limit.ts),
 // the rest 429 — however fast they come, cached answers included.
 import { describe, expect, test } from "bun:test";
 import { compiledBinary, runBinary, type StartedBinary, startBinary } from "../support/binary.ts";

@@ -6,9 +6,12 @@
 // and nothing arrives twice. Then the one-at-a-time rule and the daily limit answer 409 and 429.
 import { describe, expect, test } from "bun:test";
 import { and, asc, eq, gte, isNotNull } from "drizzle-orm";
-import type { Services } from "../../src/services.ts";
-import { recordAccountEvents } from "../../src/webhooks/events.ts";
-import { recoveriesPerDay, recoveryPacePerSecond } from "../../src/webhooks/recovery.ts";
+import type { Services } from "../../src/server/services.ts";
+import {
+  recoveriesPerDay,
+  recoveryPacePerSecond,
+} from "../../src/webhooks/delivery-log/recovery.ts";
+import { recordAccountEvents } from "../../src/webhooks/events/write.ts";
 import { type StartedBinary, startBinary } from "../support/binary.ts";
 import {
   deliveringBinary,

@@ -7,7 +7,7 @@ import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { recordAccountEvent } from "../../src/webhooks/events.ts";
+import { recordAccountEvent } from "../../src/webhooks/events/write.ts";
 import { startBinary } from "../support/binary.ts";
 import {
   binarySvc,

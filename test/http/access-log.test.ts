@@ -2,10 +2,10 @@
 // duration and request id (plus the API key's id on /v1); never the query string, a header,
 // the key or a raw id from the path. Probes and scrapes only at debug level.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createApp } from "../../src/http/app.ts";
 import { createApiKey } from "../../src/keys/api-keys.ts";
-import { createLogger, type LogLevel } from "../../src/log.ts";
-import type { Services } from "../../src/services.ts";
+import { createLogger, type LogLevel } from "../../src/log/log.ts";
+import { createApp } from "../../src/server/app.ts";
+import type { Services } from "../../src/server/services.ts";
 import { insertServiceAccount } from "../banking/helpers.ts";
 import { signedInOwner } from "../support/portal.ts";
 import { startTestServer, type TestServer } from "../support/server.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { createApp } from "../../src/http/app.ts";
-import { ApiError, errorStatus } from "../../src/http/errors.ts";
-import { createLogger } from "../../src/log.ts";
+import { ApiError, errorStatus } from "../../src/core/errors.ts";
+import { createLogger } from "../../src/log/log.ts";
+import { createApp } from "../../src/server/app.ts";
 import { createTestServices } from "../support/services.ts";
 
 describe("one error model", () => {

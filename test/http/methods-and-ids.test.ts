@@ -4,7 +4,7 @@
 // - UUIDs are case-insensitive on input (RFC 9562 section 4): an id in upper case reads the same
 //   resource as in lower case, and answers carry the lower-case form (src/http/canonical-ids.ts).
 import { afterAll, describe, expect, test } from "bun:test";
-import { recordAccountEvents } from "../../src/webhooks/events.ts";
+import { recordAccountEvents } from "../../src/webhooks/events/write.ts";
 import { errorOf, startApiHarness } from "../support/api.ts";
 import { signedInOwner } from "../support/portal.ts";
 

@@ -2,7 +2,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Cron } from "croner";
 import { openDatabase } from "../../src/db/open.ts";
-import { claimScheduledRun, halfInterval } from "../../src/jobs/scheduled-runs.ts";
+import { claimScheduledRun, halfInterval } from "../../src/scheduling/scheduled-runs.ts";
 import { createTestServices } from "../support/services.ts";
 
 const services = await createTestServices();

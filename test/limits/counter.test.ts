@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { consumeLimit } from "../../src/limits/counter.ts";
-import { silentLogger } from "../../src/log.ts";
-import { openServices } from "../../src/services.ts";
+import { silentLogger } from "../../src/log/log.ts";
+import { openServices } from "../../src/server/services.ts";
 import { createFakeClock } from "../support/fake-clock.ts";
 import { createTestServices, testMasterKeyHex } from "../support/services.ts";
 

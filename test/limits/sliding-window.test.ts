@@ -1,13 +1,13 @@
 import { describe, expect, test } from "bun:test";
-import { ApiError } from "../../src/http/errors.ts";
+import { ApiError } from "../../src/core/errors.ts";
 import {
   enforceWindow,
   peekWindow,
   pruneWindowLog,
   takeFromWindow,
 } from "../../src/limits/sliding-window.ts";
-import { silentLogger } from "../../src/log.ts";
-import { openServices } from "../../src/services.ts";
+import { silentLogger } from "../../src/log/log.ts";
+import { openServices } from "../../src/server/services.ts";
 import { createFakeClock } from "../support/fake-clock.ts";
 import { createTestServices, testMasterKeyHex } from "../support/services.ts";
 

@@ -2,7 +2,7 @@
 // types, and what reaches the local receiver is signed exactly as deliveries are.
 import { afterAll, expect, test } from "bun:test";
 import { runListen } from "../../src/listen/listen.ts";
-import { recordAccountEvents } from "../../src/webhooks/events.ts";
+import { recordAccountEvents } from "../../src/webhooks/events/write.ts";
 import { startApiHarness } from "../support/api.ts";
 import { waitUntil } from "../support/wait.ts";
 import { verifyWebhook } from "../support/webhook-verifier.ts";

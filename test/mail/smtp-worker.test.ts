@@ -1,8 +1,8 @@
 // The mail outbox and its SMTP sender (nodemailer) against a real SMTP server on loopback.
 import { describe, expect, test } from "bun:test";
-import { silentLogger } from "../../src/log.ts";
+import { silentLogger } from "../../src/log/log.ts";
 import { listMail, queueMail } from "../../src/mail/outbox.ts";
-import { createMailWorker, mailRetryDelaysMs, smtpTransport } from "../../src/mail/smtp-worker.ts";
+import { createMailSender, mailRetryDelaysMs, smtpTransport } from "../../src/mail/smtp-sender.ts";
 import { freePort } from "../support/binary.ts";
 import { createFakeClock } from "../support/fake-clock.ts";
 import { createTestServices } from "../support/services.ts";
@@ -20,7 +20,7 @@ async function setup(smtpPort: number) {
   const clock = createFakeClock();
   const services = await createTestServices({ clock });
   cleanup(() => services.database.close());
-  const worker = createMailWorker({
+  const worker = createMailSender({
     db: services.db,
     clock,
     log: silentLogger,

@@ -4,12 +4,12 @@
 import { describe, expect, test } from "bun:test";
 import { connectSandbox, setSandboxStatus } from "../../src/banking/sandbox/connect.ts";
 import { syncConnection } from "../../src/banking/sync.ts";
-import { type Config, ConfigError } from "../../src/config.ts";
-import { createApp } from "../../src/http/app.ts";
+import { type Config, ConfigError } from "../../src/config/config.ts";
 import { createApiKey } from "../../src/keys/api-keys.ts";
-import { startService } from "../../src/runtime.ts";
-import type { Services } from "../../src/services.ts";
-import { recordAccountEvent } from "../../src/webhooks/events.ts";
+import { createApp } from "../../src/server/app.ts";
+import { startService } from "../../src/server/runtime.ts";
+import type { Services } from "../../src/server/services.ts";
+import { recordAccountEvent } from "../../src/webhooks/events/write.ts";
 import { addVerifiedEndpoint, insertServiceAccount } from "../banking/helpers.ts";
 import { createFakeClock } from "../support/fake-clock.ts";
 import { parsePrometheus, type Sample, sampleValue } from "../support/prometheus.ts";

@@ -11,12 +11,12 @@ import {
   setDefaultTimeout,
   test,
 } from "bun:test";
-import { silentLogger } from "../../src/log.ts";
-import type { Services } from "../../src/services.ts";
-import { createDispatcher, type Dispatcher } from "../../src/webhooks/dispatcher.ts";
-import { recordAccountEvent } from "../../src/webhooks/events.ts";
-import { senderFromConfig } from "../../src/webhooks/sender.ts";
-import { signatureFor } from "../../src/webhooks/signing.ts";
+import { silentLogger } from "../../src/log/log.ts";
+import type { Services } from "../../src/server/services.ts";
+import { createDispatcher, type Dispatcher } from "../../src/webhooks/delivery/dispatcher.ts";
+import { senderFromConfig } from "../../src/webhooks/delivery/sender.ts";
+import { signatureFor } from "../../src/webhooks/delivery/signing.ts";
+import { recordAccountEvent } from "../../src/webhooks/events/write.ts";
 import { createFakeClock } from "../support/fake-clock.ts";
 import { type PortalClient, portalClient, signedInOwner, testPassword } from "../support/portal.ts";
 

@@ -7,8 +7,8 @@ import { tables } from "../support/tables.ts";
 
 const { webhookEndpoints } = tables;
 
-import type { Services } from "../../src/services.ts";
-import { recordAccountEvent } from "../../src/webhooks/events.ts";
+import type { Services } from "../../src/server/services.ts";
+import { recordAccountEvent } from "../../src/webhooks/events/write.ts";
 import { createFakeClock } from "../support/fake-clock.ts";
 import { type PortalClient, portalClient, signedInOwner } from "../support/portal.ts";
 import { rawRecordingLogger } from "../support/raw-logger.ts";

@@ -1,12 +1,12 @@
 // Portal API of Recover over real HTTP: preview, start, progress, one at a time, cancel, and
 // another account's endpoint answering 404. Shapes are the portal's camelCase.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { silentLogger } from "../../src/log.ts";
-import type { Services } from "../../src/services.ts";
-import { createDispatcher } from "../../src/webhooks/dispatcher.ts";
-import { recordAccountEvent } from "../../src/webhooks/events.ts";
-import { retryDelaysMs } from "../../src/webhooks/retry-schedule.ts";
-import { senderFromConfig } from "../../src/webhooks/sender.ts";
+import { silentLogger } from "../../src/log/log.ts";
+import type { Services } from "../../src/server/services.ts";
+import { createDispatcher } from "../../src/webhooks/delivery/dispatcher.ts";
+import { retryDelaysMs } from "../../src/webhooks/delivery/retry-schedule.ts";
+import { senderFromConfig } from "../../src/webhooks/delivery/sender.ts";
+import { recordAccountEvent } from "../../src/webhooks/events/write.ts";
 import { createFakeClock } from "../support/fake-clock.ts";
 import { type PortalClient, portalClient, signedInOwner, testPassword } from "../support/portal.ts";
 import { acceptVerification, type Receiver, startReceiver } from "../support/receiver.ts";

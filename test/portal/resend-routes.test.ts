@@ -1,9 +1,9 @@
 // Portal API of the endpoint features over real HTTP: Resend and Retry now on a
 // delivery, and the event-type filter on create/update. Shapes are the portal's camelCase.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Services } from "../../src/services.ts";
-import { recordAccountEvent } from "../../src/webhooks/events.ts";
-import { resendLimit } from "../../src/webhooks/resend.ts";
+import type { Services } from "../../src/server/services.ts";
+import { resendLimit } from "../../src/webhooks/delivery-log/resend.ts";
+import { recordAccountEvent } from "../../src/webhooks/events/write.ts";
 import { createFakeClock } from "../support/fake-clock.ts";
 import { type PortalClient, signedInOwner } from "../support/portal.ts";
 import { acceptVerification, type Receiver, startReceiver } from "../support/receiver.ts";

@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { asc, like } from "drizzle-orm";
 import { createServiceAccount } from "../../src/accounts/service-accounts.ts";
+import { sessionIdleMs } from "../../src/accounts/sessions.ts";
 import type { Db } from "../../src/db/store.ts";
 import { oneTimeSignInGraceMs } from "../../src/portal/routes/session-routes.ts";
-import { sessionIdleMs } from "../../src/portal/sessions.ts";
 import { createFakeClock } from "../support/fake-clock.ts";
 import { portalClient, signedInOwner, testPassword } from "../support/portal.ts";
 import { startTestServer } from "../support/server.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { hashPassword, verifyPassword } from "../../src/accounts/passwords.ts";
 import { createServiceAccount } from "../../src/accounts/service-accounts.ts";
-import { decoyPasswordHash, signIn } from "../../src/portal/sign-in.ts";
+import { decoyPasswordHash, signIn } from "../../src/accounts/sign-in.ts";
 import { createFakeClock } from "../support/fake-clock.ts";
 import { testPassword } from "../support/portal.ts";
 import { createTestServices } from "../support/services.ts";

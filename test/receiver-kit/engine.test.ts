@@ -14,14 +14,14 @@ import type { SvcEvent } from "../../examples/receiver/verify.ts";
 import { connectSandbox } from "../../src/banking/sandbox/connect.ts";
 import { syncConnection } from "../../src/banking/sync.ts";
 import { createApiKey } from "../../src/keys/api-keys.ts";
-import { type RunningService, startService } from "../../src/runtime.ts";
-import { listDeliveries } from "../../src/webhooks/delivery-log.ts";
+import { type RunningService, startService } from "../../src/server/runtime.ts";
+import { deliveryHeaders } from "../../src/webhooks/delivery/signing.ts";
+import { sendVerificationCode, verifyEndpoint } from "../../src/webhooks/delivery/verification.ts";
+import { listDeliveries } from "../../src/webhooks/delivery-log/log.ts";
 import {
   registerEndpoint,
   rotateEndpointSecret,
-} from "../../src/webhooks/endpoint-registration.ts";
-import { deliveryHeaders } from "../../src/webhooks/signing.ts";
-import { sendVerificationCode, verifyEndpoint } from "../../src/webhooks/verification.ts";
+} from "../../src/webhooks/endpoints/registration.ts";
 import { makeTempDir } from "../support/temp.ts";
 import { waitUntil } from "../support/wait.ts";
 import { createWebhookSetup, testCertificates, type WebhookSetup } from "../support/webhooks.ts";

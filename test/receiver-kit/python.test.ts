@@ -8,12 +8,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { Server } from "bun";
 import { computeSignature, verifyWebhook } from "../../examples/receiver/verify.ts";
-import { type RunningService, startService } from "../../src/runtime.ts";
+import { type RunningService, startService } from "../../src/server/runtime.ts";
+import { sendVerificationCode, verifyEndpoint } from "../../src/webhooks/delivery/verification.ts";
 import {
   registerEndpoint,
   rotateEndpointSecret,
-} from "../../src/webhooks/endpoint-registration.ts";
-import { sendVerificationCode, verifyEndpoint } from "../../src/webhooks/verification.ts";
+} from "../../src/webhooks/endpoints/registration.ts";
 import { waitUntil } from "../support/wait.ts";
 import {
   createWebhookSetup,

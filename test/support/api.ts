@@ -1,10 +1,10 @@
 // A running server with one service account, an API key and bank data, for /v1 suites.
 import type { AccountFlags } from "../../src/accounts/service-accounts.ts";
 import { createServiceAccount, updateServiceAccount } from "../../src/accounts/service-accounts.ts";
-import type { Config } from "../../src/config.ts";
-import type { AppOptions } from "../../src/http/app.ts";
+import type { Config } from "../../src/config/config.ts";
 import { createApiKey } from "../../src/keys/api-keys.ts";
-import type { Services } from "../../src/services.ts";
+import type { AppOptions } from "../../src/server/app.ts";
+import type { Services } from "../../src/server/services.ts";
 import { type BankFixture, seedConnection } from "./bank-fixtures.ts";
 import { createFakeClock, type FakeClock } from "./fake-clock.ts";
 import { startTestServer, type TestServer } from "./server.ts";

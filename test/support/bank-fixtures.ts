@@ -1,10 +1,10 @@
 // Bank data written straight into the tables, as the sync will: for read-API tests and
 // the benchmark, without depending on any provider. Works on either engine (`db.t`).
-import type { Clock } from "../../src/clock.ts";
+import type { Clock } from "../../src/core/clock.ts";
+import { newId } from "../../src/core/ids.ts";
 import { chunks } from "../../src/db/chunks.ts";
 import type { ConnectionStatus, TransactionStatus } from "../../src/db/schema.ts";
 import type { Db } from "../../src/db/store.ts";
-import { newId } from "../../src/ids.ts";
 
 export async function insertConnection(
   db: Db,

@@ -1,9 +1,9 @@
 // A writer of an account's transactions (new rows, bookings, edits, removals) and a client of
 // the change feed that keeps a copy, for the change-feed tests and the benchmark.
 import { and, eq, isNull } from "drizzle-orm";
-import type { Clock } from "../../src/clock.ts";
+import type { Clock } from "../../src/core/clock.ts";
+import { newId } from "../../src/core/ids.ts";
 import type { Db } from "../../src/db/store.ts";
-import { newId } from "../../src/ids.ts";
 
 export interface FeedPage {
   added: { transaction_id: string }[];

@@ -3,9 +3,9 @@
 // the same data (as `svc sync` does) so the servers under test have events to deliver.
 import { expect } from "bun:test";
 import { join } from "node:path";
-import { loadConfig } from "../../src/config.ts";
-import { silentLogger } from "../../src/log.ts";
-import { openServices, type Services } from "../../src/services.ts";
+import { loadConfig } from "../../src/config/config.ts";
+import { silentLogger } from "../../src/log/log.ts";
+import { openServices, type Services } from "../../src/server/services.ts";
 import { compiledBinary, runBinary } from "./binary.ts";
 import { runSvc } from "./cli.ts";
 import { engineEnvFor } from "./engine.ts";

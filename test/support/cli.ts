@@ -1,6 +1,6 @@
 import type { CliIo } from "../../src/cli/io.ts";
 import { runCli } from "../../src/cli/program.ts";
-import type { Clock } from "../../src/clock.ts";
+import type { Clock } from "../../src/core/clock.ts";
 import { engineEnvFor } from "./engine.ts";
 
 export interface CliRun {

@@ -6,7 +6,7 @@ import { createHash, generateKeyPairSync, type KeyObject, randomUUID, verify } f
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Server } from "bun";
-import type { Clock } from "../../src/clock.ts";
+import type { Clock } from "../../src/core/clock.ts";
 import { createTestPki, loopbackNames, type TestPki } from "./pki.ts";
 import { makeTempDir } from "./temp.ts";
 

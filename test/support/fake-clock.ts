@@ -1,4 +1,4 @@
-import type { Clock } from "../../src/clock.ts";
+import type { Clock } from "../../src/core/clock.ts";
 
 export interface FakeClock extends Clock {
   advance(ms: number): Date;

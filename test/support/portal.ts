@@ -1,6 +1,6 @@
 // A signed-in portal client over real HTTP: keeps the session cookie and sends Origin.
 import { createServiceAccount } from "../../src/accounts/service-accounts.ts";
-import type { Services } from "../../src/services.ts";
+import type { Services } from "../../src/server/services.ts";
 
 export interface PortalClient {
   /** The session cookie as `name=value`. */

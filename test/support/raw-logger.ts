@@ -1,4 +1,4 @@
-import type { LogFields, Logger } from "../../src/log.ts";
+import type { LogFields, Logger } from "../../src/log/log.ts";
 
 /**
  * A logger that keeps what callers pass, before any redaction, at every level: tests assert

@@ -1,9 +1,10 @@
 // Services wired to both provider stubs over real HTTPS (one throwaway CA): the set-up every
 // real-bank suite shares.
-import type { Clock } from "../../src/clock.ts";
-import type { Config } from "../../src/config.ts";
-import type { Logger } from "../../src/log.ts";
-import type { Services } from "../../src/services.ts";
+
+import type { Config } from "../../src/config/config.ts";
+import type { Clock } from "../../src/core/clock.ts";
+import type { Logger } from "../../src/log/log.ts";
+import type { Services } from "../../src/server/services.ts";
 import { type EnableBankingStub, startEnableBankingStub } from "./enable-banking-stub.ts";
 import { createTestPki } from "./pki.ts";
 import { createTestServices } from "./services.ts";

@@ -1,7 +1,7 @@
 import portalPage from "../../admin-ui/index.html";
-import { loadConfig } from "../../src/config.ts";
-import { type AppOptions, createHttpApp } from "../../src/http/app.ts";
-import type { Services } from "../../src/services.ts";
+import { loadConfig } from "../../src/config/config.ts";
+import { type AppOptions, createHttpApp } from "../../src/server/app.ts";
+import type { Services } from "../../src/server/services.ts";
 
 export interface TestServer {
   /** Where the server listens (what tests connect to). */
@@ -12,7 +12,7 @@ export interface TestServer {
 const defaultBaseUrl = loadConfig({ env: {}, cwd: "/", flags: { dataDir: "/tmp" } }).baseUrl;
 
 /**
- * The real HTTP server (Bun.serve + the Hono app, as src/http/server.ts serves them) on a free
+ * The real HTTP server (Bun.serve + the Hono app, as src/server/server.ts serves them) on a free
  * loopback port. Unless the test chose a base URL, the app's `baseUrl` is the address it listens
  * on, so the portal's same-origin check (Host and Origin against `baseUrl`) accepts requests to it.
  */

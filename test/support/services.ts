@@ -1,7 +1,7 @@
-import type { Clock } from "../../src/clock.ts";
-import { type Config, loadConfig } from "../../src/config.ts";
-import { type Logger, silentLogger } from "../../src/log.ts";
-import { openServices, type Services } from "../../src/services.ts";
+import { type Config, loadConfig } from "../../src/config/config.ts";
+import type { Clock } from "../../src/core/clock.ts";
+import { type Logger, silentLogger } from "../../src/log/log.ts";
+import { openServices, type Services } from "../../src/server/services.ts";
 import { createTestDatabase, registerEngineEnv, testEngine, testPoolOptions } from "./engine.ts";
 import { createFakeClock } from "./fake-clock.ts";
 import { makeTempDir } from "./temp.ts";

@@ -2,20 +2,20 @@
 // webhook context, and helpers to register and verify endpoints against loopback receivers.
 import { afterAll, afterEach, beforeAll } from "bun:test";
 import { createServiceAccount } from "../../src/accounts/service-accounts.ts";
-import type { Config } from "../../src/config.ts";
-import { ApiError } from "../../src/http/errors.ts";
-import { silentLogger } from "../../src/log.ts";
-import type { Services } from "../../src/services.ts";
-import { type WebhookContext, webhookContext } from "../../src/webhooks/context.ts";
-import { createDispatcher, type Dispatcher } from "../../src/webhooks/dispatcher.ts";
+import type { Config } from "../../src/config/config.ts";
+import { ApiError } from "../../src/core/errors.ts";
+import { silentLogger } from "../../src/log/log.ts";
+import type { Resolver } from "../../src/net/resolver.ts";
+import type { Services } from "../../src/server/services.ts";
+import { type WebhookContext, webhookContext } from "../../src/webhooks/delivery/context.ts";
+import { createDispatcher, type Dispatcher } from "../../src/webhooks/delivery/dispatcher.ts";
+import { senderFromConfig } from "../../src/webhooks/delivery/sender.ts";
+import { sendVerificationCode, verifyEndpoint } from "../../src/webhooks/delivery/verification.ts";
 import {
   type EndpointWithSecret,
   registerEndpoint,
-} from "../../src/webhooks/endpoint-registration.ts";
-import { recordAccountEvent } from "../../src/webhooks/events.ts";
-import type { Resolver } from "../../src/webhooks/resolver.ts";
-import { senderFromConfig } from "../../src/webhooks/sender.ts";
-import { sendVerificationCode, verifyEndpoint } from "../../src/webhooks/verification.ts";
+} from "../../src/webhooks/endpoints/registration.ts";
+import { recordAccountEvent } from "../../src/webhooks/events/write.ts";
 import { createFakeClock, type FakeClock } from "./fake-clock.ts";
 import { type CertFiles, createTestPki, loopbackNames, type TestPki } from "./pki.ts";
 import { type Receiver, startReceiver } from "./receiver.ts";

@@ -2,9 +2,9 @@
 // and no longer, a changed answer is checked before it is used, and nothing checked under one
 // trust setting is seen under another. Time moves by a fake clock only.
 import { describe, expect, test } from "bun:test";
-import { createCheckedAddressCache, maxAddressTtlMs } from "../../src/webhooks/address-cache.ts";
-import { BlockedAddressError } from "../../src/webhooks/endpoint-url.ts";
-import { type ResolvedAddress, ResolveError } from "../../src/webhooks/resolver.ts";
+import { createCheckedAddressCache, maxAddressTtlMs } from "../../src/net/address-cache.ts";
+import { BlockedAddressError } from "../../src/net/checked-addresses.ts";
+import { type ResolvedAddress, ResolveError } from "../../src/net/resolver.ts";
 import { createFakeClock } from "../support/fake-clock.ts";
 
 const host = "hooks.example.test";

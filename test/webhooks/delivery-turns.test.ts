@@ -1,7 +1,7 @@
-// The dispatcher's turns (src/webhooks/delivery-turns.ts): wake-ups coalesce into one turn, and
+// The dispatcher's turns (src/webhooks/delivery/turns.ts): wake-ups coalesce into one turn, and
 // turns never overlap.
 import { describe, expect, test } from "bun:test";
-import { createTurns } from "../../src/webhooks/delivery-turns.ts";
+import { createTurns } from "../../src/webhooks/delivery/turns.ts";
 
 describe("dispatcher turns", () => {
   test("wake-ups before the turn runs coalesce into one turn", async () => {

@@ -7,27 +7,27 @@ import { tables } from "../support/tables.ts";
 const { deliveries, deliveryAttempts, mailOutbox, webhookEndpoints } = tables;
 
 import { openDatabase } from "../../src/db/open.ts";
-import { createLogger, silentLogger } from "../../src/log.ts";
-import type { AttemptOutcome } from "../../src/webhooks/attempt-outcome.ts";
-import type { ClaimedDelivery } from "../../src/webhooks/claimed-delivery.ts";
-import { claimDueDeliveries } from "../../src/webhooks/delivery-claims.ts";
-import { listDeliveries } from "../../src/webhooks/delivery-log.ts";
-import { recordOutcomes } from "../../src/webhooks/delivery-outcomes.ts";
+import { createLogger, silentLogger } from "../../src/log/log.ts";
+import type { AttemptOutcome } from "../../src/webhooks/delivery/attempt-outcome.ts";
+import type { ClaimedDelivery } from "../../src/webhooks/delivery/claimed-delivery.ts";
+import { claimDueDeliveries } from "../../src/webhooks/delivery/claims.ts";
 import {
   createDispatcher,
   type Dispatcher,
   type DispatcherOptions,
   deliveryLeaseMs,
-} from "../../src/webhooks/dispatcher.ts";
-import { getEndpoint } from "../../src/webhooks/endpoint-records.ts";
+} from "../../src/webhooks/delivery/dispatcher.ts";
+import { recordOutcomes } from "../../src/webhooks/delivery/outcomes.ts";
+import { retryDelaysMs } from "../../src/webhooks/delivery/retry-schedule.ts";
+import { senderFromConfig } from "../../src/webhooks/delivery/sender.ts";
+import { listDeliveries } from "../../src/webhooks/delivery-log/log.ts";
+import { getEndpoint } from "../../src/webhooks/endpoints/records.ts";
 import {
   registerEndpoint,
   rotateEndpointSecret,
-} from "../../src/webhooks/endpoint-registration.ts";
-import { enableEndpoint, removeEndpoint } from "../../src/webhooks/endpoint-state.ts";
-import { recordAccountEvent } from "../../src/webhooks/events.ts";
-import { retryDelaysMs } from "../../src/webhooks/retry-schedule.ts";
-import { senderFromConfig } from "../../src/webhooks/sender.ts";
+} from "../../src/webhooks/endpoints/registration.ts";
+import { enableEndpoint, removeEndpoint } from "../../src/webhooks/endpoints/state.ts";
+import { recordAccountEvent } from "../../src/webhooks/events/write.ts";
 import { loopbackNames } from "../support/pki.ts";
 import {
   acceptVerification,

@@ -1,10 +1,10 @@
 // Registration URL rules and the SSRF guard (spec 2, 4 "Requirements on a registered
 // endpoint", 7: every address form that reaches inside is refused).
 import { describe, expect, test } from "bun:test";
-import { ApiError } from "../../src/http/errors.ts";
-import { checkAddress } from "../../src/webhooks/address-guard.ts";
-import { parseEndpointUrl, validateEndpointUrl } from "../../src/webhooks/endpoint-url.ts";
-import type { Resolver } from "../../src/webhooks/resolver.ts";
+import { ApiError } from "../../src/core/errors.ts";
+import { checkAddress } from "../../src/net/address-guard.ts";
+import type { Resolver } from "../../src/net/resolver.ts";
+import { parseEndpointUrl, validateEndpointUrl } from "../../src/webhooks/endpoints/url.ts";
 
 const strict = { allowPrivate: false };
 

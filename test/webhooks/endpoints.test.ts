@@ -6,22 +6,22 @@ import { tables } from "../support/tables.ts";
 
 const { deliveries, webhookEndpoints } = tables;
 
-import type { ApiError } from "../../src/http/errors.ts";
-import { silentLogger } from "../../src/log.ts";
-import { openServices } from "../../src/services.ts";
-import { getEndpoint, listEndpoints } from "../../src/webhooks/endpoint-records.ts";
+import type { ApiError } from "../../src/core/errors.ts";
+import { silentLogger } from "../../src/log/log.ts";
+import { openServices } from "../../src/server/services.ts";
+import { testEndpoint } from "../../src/webhooks/delivery/test-send.ts";
+import { getEndpoint, listEndpoints } from "../../src/webhooks/endpoints/records.ts";
 import {
   registerEndpoint,
   rotateEndpointSecret,
-} from "../../src/webhooks/endpoint-registration.ts";
+} from "../../src/webhooks/endpoints/registration.ts";
+import { deriveSigningSecret } from "../../src/webhooks/endpoints/secrets.ts";
 import {
   enableEndpoint,
   pauseEndpoint,
   removeEndpoint,
   resumeEndpoint,
-} from "../../src/webhooks/endpoint-state.ts";
-import { testEndpoint } from "../../src/webhooks/endpoint-test.ts";
-import { deriveSigningSecret } from "../../src/webhooks/secrets.ts";
+} from "../../src/webhooks/endpoints/state.ts";
 import { type Receiver, startReceiver } from "../support/receiver.ts";
 import { testMasterKeyHex } from "../support/services.ts";
 import { verifyWebhook } from "../support/webhook-verifier.ts";

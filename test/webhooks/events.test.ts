@@ -4,9 +4,9 @@ import { tables } from "../support/tables.ts";
 
 const { deliveries, events, webhookEndpoints } = tables;
 
-import { newId } from "../../src/ids.ts";
-import { canonicalJson } from "../../src/webhooks/canonical-json.ts";
-import { buildEvent, recordAccountEvent } from "../../src/webhooks/events.ts";
+import { newId } from "../../src/core/ids.ts";
+import { canonicalJson } from "../../src/webhooks/events/canonical-json.ts";
+import { buildEvent, recordAccountEvent } from "../../src/webhooks/events/write.ts";
 import { createTestServices } from "../support/services.ts";
 
 const accountId = "5b0c1f7e-8f2a-4d59-9a51-0d6f3c2b1a90";

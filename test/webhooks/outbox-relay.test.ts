@@ -2,12 +2,12 @@
 // CLI) starts its first attempt at once on another, without waiting for the one-second tick:
 // LISTEN/NOTIFY on PostgreSQL, SQLite's change counter polled every 100 ms on SQLite.
 import { afterAll, describe, expect, test } from "bun:test";
-import { silentLogger } from "../../src/log.ts";
-import { openServices } from "../../src/services.ts";
-import { createDispatcher } from "../../src/webhooks/dispatcher.ts";
-import { recordAccountEvent } from "../../src/webhooks/events.ts";
-import { createOutboxSignal, type OutboxRelay } from "../../src/webhooks/outbox-signal.ts";
-import { senderFromConfig } from "../../src/webhooks/sender.ts";
+import { silentLogger } from "../../src/log/log.ts";
+import { openServices } from "../../src/server/services.ts";
+import { createDispatcher } from "../../src/webhooks/delivery/dispatcher.ts";
+import { senderFromConfig } from "../../src/webhooks/delivery/sender.ts";
+import { createOutboxSignal, type OutboxRelay } from "../../src/webhooks/events/outbox-signal.ts";
+import { recordAccountEvent } from "../../src/webhooks/events/write.ts";
 import { testEngine } from "../support/engine.ts";
 import { startReceiver } from "../support/receiver.ts";
 import { testMasterKeyHex } from "../support/services.ts";

@@ -3,14 +3,11 @@
 // a loopback HTTPS receiver under a fake clock, on the engine of this run.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import type { Dispatcher } from "../../src/webhooks/dispatcher.ts";
-import { rotateEndpointSecret } from "../../src/webhooks/endpoint-registration.ts";
+import type { Dispatcher } from "../../src/webhooks/delivery/dispatcher.ts";
 import {
-  enableEndpoint,
-  pauseEndpoint,
-  resumeEndpoint,
-} from "../../src/webhooks/endpoint-state.ts";
-import { recordAccountEvent } from "../../src/webhooks/events.ts";
+  failuresBeforeDisabling,
+  retryDelaysMs,
+} from "../../src/webhooks/delivery/retry-schedule.ts";
 import {
   cancelRecovery,
   getRecovery,
@@ -18,13 +15,19 @@ import {
   recoveriesPerDay,
   recoveryPacePerSecond,
   startRecovery,
-} from "../../src/webhooks/recovery.ts";
+} from "../../src/webhooks/delivery-log/recovery.ts";
 import {
   recoveryStepMs,
   runDueRecoveries,
   stepRecovery,
-} from "../../src/webhooks/recovery-steps.ts";
-import { failuresBeforeDisabling, retryDelaysMs } from "../../src/webhooks/retry-schedule.ts";
+} from "../../src/webhooks/delivery-log/recovery-steps.ts";
+import { rotateEndpointSecret } from "../../src/webhooks/endpoints/registration.ts";
+import {
+  enableEndpoint,
+  pauseEndpoint,
+  resumeEndpoint,
+} from "../../src/webhooks/endpoints/state.ts";
+import { recordAccountEvent } from "../../src/webhooks/events/write.ts";
 import { type Receiver, startReceiver } from "../support/receiver.ts";
 import { waitUntil } from "../support/wait.ts";
 import { verifyWebhook } from "../support/webhook-verifier.ts";

@@ -1,19 +1,19 @@
 // Resend, Retry now and the per-endpoint event-type filter,
 // through the real delivery engine against a loopback HTTPS receiver, under a fake clock.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { getDelivery, listDeliveries } from "../../src/webhooks/delivery-log.ts";
-import type { Dispatcher } from "../../src/webhooks/dispatcher.ts";
-import { registerEndpoint, updateEndpoint } from "../../src/webhooks/endpoint-registration.ts";
-import { pauseEndpoint, removeEndpoint } from "../../src/webhooks/endpoint-state.ts";
-import { testEndpoint } from "../../src/webhooks/endpoint-test.ts";
-import { recordAccountEvent } from "../../src/webhooks/events.ts";
+import type { Dispatcher } from "../../src/webhooks/delivery/dispatcher.ts";
+import { testEndpoint } from "../../src/webhooks/delivery/test-send.ts";
+import { sendVerificationCode, verifyEndpoint } from "../../src/webhooks/delivery/verification.ts";
+import { getDelivery, listDeliveries } from "../../src/webhooks/delivery-log/log.ts";
 import {
   resendDelivery,
   resendEvent,
   resendLimit,
   retryDeliveryNow,
-} from "../../src/webhooks/resend.ts";
-import { sendVerificationCode, verifyEndpoint } from "../../src/webhooks/verification.ts";
+} from "../../src/webhooks/delivery-log/resend.ts";
+import { registerEndpoint, updateEndpoint } from "../../src/webhooks/endpoints/registration.ts";
+import { pauseEndpoint, removeEndpoint } from "../../src/webhooks/endpoints/state.ts";
+import { recordAccountEvent } from "../../src/webhooks/events/write.ts";
 import { acceptVerification, type Receiver, startReceiver } from "../support/receiver.ts";
 import { waitUntil } from "../support/wait.ts";
 import {

@@ -1,8 +1,8 @@
 // `svc serve` wiring: the dispatcher and the mail sender run as workers of startService, so an
 // endpoint disabled after 20 failures reaches its owner by SMTP (spec 3, 6).
 import { describe, expect, test } from "bun:test";
-import { startService } from "../../src/runtime.ts";
-import { getEndpoint } from "../../src/webhooks/endpoint-records.ts";
+import { startService } from "../../src/server/runtime.ts";
+import { getEndpoint } from "../../src/webhooks/endpoints/records.ts";
 import { acceptVerification, startReceiver } from "../support/receiver.ts";
 import { cleanupAfterEach, startSmtp } from "../support/smtp.ts";
 import {

@@ -1,8 +1,8 @@
-// The dispatcher's book of claimed deliveries (src/webhooks/send-slots.ts): claims run ahead of
+// The dispatcher's book of claimed deliveries (src/webhooks/delivery/send-slots.ts): claims run ahead of
 // the sender, sends respect the global and per-endpoint caps, and nothing is counted twice.
 import { describe, expect, test } from "bun:test";
-import type { ClaimedDelivery } from "../../src/webhooks/claimed-delivery.ts";
-import { createSendSlots } from "../../src/webhooks/send-slots.ts";
+import type { ClaimedDelivery } from "../../src/webhooks/delivery/claimed-delivery.ts";
+import { createSendSlots } from "../../src/webhooks/delivery/send-slots.ts";
 
 let next = 0;
 function delivery(endpointId: string): ClaimedDelivery {

@@ -4,12 +4,16 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { createServer as createTcpServer, type Server as TcpServer } from "node:net";
 import { createServer as createTlsServer } from "node:tls";
-import { systemClock } from "../../src/clock.ts";
-import { ConfigError } from "../../src/config.ts";
-import { createLogger } from "../../src/log.ts";
-import { buildEvent } from "../../src/webhooks/events.ts";
-import type { Resolver } from "../../src/webhooks/resolver.ts";
-import { createSender, deliveryTimeoutMs, type SenderOptions } from "../../src/webhooks/sender.ts";
+import { ConfigError } from "../../src/config/config.ts";
+import { systemClock } from "../../src/core/clock.ts";
+import { createLogger } from "../../src/log/log.ts";
+import type { Resolver } from "../../src/net/resolver.ts";
+import {
+  createSender,
+  deliveryTimeoutMs,
+  type SenderOptions,
+} from "../../src/webhooks/delivery/sender.ts";
+import { buildEvent } from "../../src/webhooks/events/write.ts";
 import { freePort } from "../support/binary.ts";
 import { createFakeClock } from "../support/fake-clock.ts";
 import { type CertFiles, createTestPki, loopbackNames, type TestPki } from "../support/pki.ts";

@@ -5,17 +5,17 @@ import { tables } from "../support/tables.ts";
 
 const { deliveries, events, verificationCodes } = tables;
 
-import { ApiError } from "../../src/http/errors.ts";
-import { silentLogger } from "../../src/log.ts";
-import { openServices } from "../../src/services.ts";
-import { webhookContext } from "../../src/webhooks/context.ts";
-import { registerEndpoint } from "../../src/webhooks/endpoint-registration.ts";
-import { testEndpoint } from "../../src/webhooks/endpoint-test.ts";
+import { ApiError } from "../../src/core/errors.ts";
+import { silentLogger } from "../../src/log/log.ts";
+import { openServices } from "../../src/server/services.ts";
+import { webhookContext } from "../../src/webhooks/delivery/context.ts";
+import { testEndpoint } from "../../src/webhooks/delivery/test-send.ts";
 import {
   sendVerificationCode,
   verificationCodeAlphabet,
   verifyEndpoint,
-} from "../../src/webhooks/verification.ts";
+} from "../../src/webhooks/delivery/verification.ts";
+import { registerEndpoint } from "../../src/webhooks/endpoints/registration.ts";
 import type { Receiver } from "../support/receiver.ts";
 import { testMasterKeyHex } from "../support/services.ts";
 import { lastVerificationCode, raiseBalanceEvent, webhookSuite } from "../support/webhooks.ts";

@@ -6,10 +6,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import openapiTS, { astToString, type OpenAPI3 } from "openapi-typescript";
-import { loadConfig } from "../../../src/config.ts";
-import { createHttpApp } from "../../../src/http/app.ts";
-import { silentLogger } from "../../../src/log.ts";
-import { openServices } from "../../../src/services.ts";
+import { loadConfig } from "../../../src/config/config.ts";
+import { silentLogger } from "../../../src/log/log.ts";
+import { createHttpApp } from "../../../src/server/app.ts";
+import { openServices } from "../../../src/server/services.ts";
 
 /** Where the generated types live, committed (test/schema.test.ts keeps them current). */
 export const schemaPath = new URL("../src/schema.ts", import.meta.url).pathname;

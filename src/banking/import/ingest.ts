@@ -7,9 +7,9 @@
 // middle leaves the batches before it applied (data and their events together); running the same
 // import again completes it, including the announcement of a connection it created.
 import { and, eq } from "drizzle-orm";
+import { newId } from "../../core/ids.ts";
 import { type Db, first } from "../../db/store.ts";
-import { newId } from "../../ids.ts";
-import type { Services } from "../../services.ts";
+import type { Services } from "../../server/services.ts";
 import { type AccountChange, applyConnectionSnapshot } from "../apply.ts";
 import { assertServiceAccount } from "../connections.ts";
 import type { AccountSnapshot } from "../model.ts";

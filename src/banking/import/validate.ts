@@ -2,8 +2,8 @@
 // in (its path and, where it has one, its id) and the reason; a document with any problem is
 // rejected whole.
 import type { z } from "zod";
-import { ApiError, type ErrorBody } from "../../http/errors.ts";
-import { toJsonNames } from "../../http/json-names.ts";
+import { ApiError, type ErrorBody } from "../../core/errors.ts";
+import { toJsonNames } from "../../core/json-names.ts";
 import { type ImportDocument, importDocumentSchema } from "./schema.ts";
 
 export interface ImportProblem {

@@ -8,10 +8,10 @@
 // same host, and each hop is dialled through the same address guard.
 import https from "node:https";
 import type { SecureContext } from "node:tls";
-import { checkAddress } from "../../webhooks/address-guard.ts";
-import { urlHostAddress } from "../../webhooks/endpoint-url.ts";
-import { type Resolver, systemResolver } from "../../webhooks/resolver.ts";
-import { trustContext } from "../../webhooks/sender.ts";
+import { checkAddress } from "../../net/address-guard.ts";
+import { urlHostAddress } from "../../net/checked-addresses.ts";
+import { type Resolver, systemResolver } from "../../net/resolver.ts";
+import { trustContext } from "../../net/trust.ts";
 import { ProviderError } from "./errors.ts";
 
 const providerTimeoutMs = 30_000;

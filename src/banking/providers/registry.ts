@@ -3,8 +3,9 @@
 // imports only the interface: no import circle. Real banks join when configured:
 // Enable Banking with an application id and key file, SimpleFIN always (its users bring their
 // own access), both only when the master key is at hand to open their secrets.
-import type { Clock } from "../../clock.ts";
-import type { Config } from "../../config.ts";
+
+import type { Config } from "../../config/config.ts";
+import type { Clock } from "../../core/clock.ts";
 import type { ProviderRegistry } from "../provider.ts";
 import { createSandboxProvider } from "../sandbox/provider.ts";
 import { createEnableBankingClient, type EnableBankingClient } from "./enable-banking/client.ts";

@@ -2,7 +2,7 @@
 // Each day (and each live slot) draws from its own random stream, so any window can be
 // generated without replaying history, and re-reading a window finds the same transactions
 // with the same ids.
-import { dayMs, dayNumber, dayStart } from "../dates.ts";
+import { dayMs, dayNumber, dayStart } from "../../core/dates.ts";
 import {
   cardMerchants,
   directDebits,

@@ -1,7 +1,7 @@
 // The sandbox bank's own API: PSD2-style JSON payloads (Berlin Group NextGenPSD2 shapes) with
 // the sandbox's extensions `merchantName` and `pendingTransactionId`. It speaks its own format
 // on purpose: `transform.ts` maps it into our model exactly as a real provider's would be.
-import { dayNumber, dayStart, toDateString } from "../dates.ts";
+import { dayNumber, dayStart, toDateString } from "../../core/dates.ts";
 import { formatMinorUnits } from "../money.ts";
 import { activityBetween, balanceActivity, maxBookingLagMs, type SandboxItem } from "./activity.ts";
 import type { SandboxAccount, SandboxAccountCode, SandboxProfile } from "./profile.ts";

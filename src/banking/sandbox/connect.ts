@@ -1,11 +1,11 @@
 // Connecting the sandbox bank and driving its connection through every status of the spec's
 // vocabulary (spec 2 "Connection"), so receivers can be tested against each. Every status the
 // connection enters raises connection.status.changed, through the same path a sync uses.
-import type { Clock } from "../../clock.ts";
+import type { Clock } from "../../core/clock.ts";
+import { ApiError } from "../../core/errors.ts";
+import { newId } from "../../core/ids.ts";
 import type { ConnectionStatus } from "../../db/schema.ts";
-import { ApiError } from "../../http/errors.ts";
-import { newId } from "../../ids.ts";
-import type { Services } from "../../services.ts";
+import type { Services } from "../../server/services.ts";
 import { applyConnectionSnapshot } from "../apply.ts";
 import {
   assertServiceAccount,

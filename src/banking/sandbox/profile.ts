@@ -1,6 +1,6 @@
 // Who the sandbox bank's customer is, derived from the seed alone: which accounts they hold,
 // where they work, what they pay in rent. The same seed always gives the same customer.
-import { dayNumber, dayStart } from "../dates.ts";
+import { dayNumber, dayStart } from "../../core/dates.ts";
 import { employers, landlords } from "./catalog.ts";
 import { type Random, randomStream } from "./prng.ts";
 

@@ -3,7 +3,7 @@
 // returns the same rows. Its status is whatever the operator drove the connection to
 // (`svc sandbox set-status`); in `error` every read fails, as a broken provider's would.
 import { z } from "zod";
-import type { Clock } from "../../clock.ts";
+import type { Clock } from "../../core/clock.ts";
 import type { BankProvider, ProviderConnection } from "../provider.ts";
 import { accountsPayload, balancesPayload, transactionsPayload } from "./bank.ts";
 import { type SandboxProfile, type SandboxState, sandboxProfile } from "./profile.ts";

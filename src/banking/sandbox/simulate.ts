@@ -3,10 +3,10 @@
 // account event type can be produced on demand (spec 6): new transactions, a pending card
 // payment booking, a balance change without a transaction, a connection status change.
 import { and, eq } from "drizzle-orm";
+import { ApiError } from "../../core/errors.ts";
+import { isUuid } from "../../core/ids.ts";
 import type { ConnectionStatus } from "../../db/schema.ts";
 import { first } from "../../db/store.ts";
-import { ApiError } from "../../http/errors.ts";
-import { isUuid } from "../../ids.ts";
 import { enforceWindow } from "../../limits/sliding-window.ts";
 import { getConnection } from "../connections.ts";
 import type { ConnectionRow } from "../status.ts";

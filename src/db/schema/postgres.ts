@@ -340,7 +340,7 @@ export const transactionProviderIds = pgTable(
 );
 
 /**
- * The transactions change feed (src/api/reads/transaction-changes.ts): one row each time a
+ * The transactions change feed (src/api/transaction-changes/read.ts): one row each time a
  * transaction's served state or served JSON changed, written by triggers on `transactions` in the
  * same transaction as the change (migrations), so no writer can forget it. `seq` follows commit
  * order within an account: SQLite has one writer; on PostgreSQL the trigger takes the account's
@@ -487,7 +487,7 @@ export const deliveries = pgTable(
 );
 
 /**
- * A recovery of an endpoint's failed deliveries (src/webhooks/recovery.ts): walks the account's
+ * A recovery of an endpoint's failed deliveries (src/webhooks/delivery-log/recovery.ts): walks the account's
  * events of [since, until] in creation order from its cursor, a paced step at a time; at most
  * one runs per endpoint (the partial unique index).
  */
@@ -581,7 +581,7 @@ export const rateLimitLog = pgTable(
 
 /**
  * When each scheduled job last ran, for the whole cluster: an instance runs a tick only if it
- * moves `last_run_at` itself (src/jobs/scheduled-runs.ts), so a tick runs once however many
+ * moves `last_run_at` itself (src/scheduling/scheduled-runs.ts), so a tick runs once however many
  * instances share the database.
  */
 export const scheduledRuns = pgTable("scheduled_runs", {

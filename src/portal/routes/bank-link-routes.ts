@@ -5,12 +5,12 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { requireOwnConnection } from "../../banking/account-connections.ts";
 import { completeLink, listBanks, removeConnection, startLink } from "../../banking/link.ts";
-import { linkCookie } from "../../banking/link-cookie.ts";
 import { enableBankingBudget, simplefinBudget } from "../../banking/providers/budget.ts";
 import { enableBankingConfigured } from "../../banking/providers/registry.ts";
 import { renewSimplefin, startRenew } from "../../banking/renew.ts";
 import { readJson } from "../../http/validate.ts";
-import type { Services } from "../../services.ts";
+import type { Services } from "../../server/services.ts";
+import { linkCookie } from "../link-cookie.ts";
 import { ownAccountId } from "../owner.ts";
 
 const enableBankingBody = z

@@ -7,7 +7,7 @@ import { simulateActivity, simulationKinds } from "../../banking/sandbox/simulat
 import { syncConnection } from "../../banking/sync.ts";
 import { connectionStatuses } from "../../db/schema.ts";
 import { readJson } from "../../http/validate.ts";
-import type { Services } from "../../services.ts";
+import type { Services } from "../../server/services.ts";
 import { ownAccountId } from "../owner.ts";
 
 const connectBody = z

@@ -1,13 +1,13 @@
 // The delivery log's query parameters, shared by the per-endpoint and the
 // account-wide log: filters and a keyset cursor, each refused with a 400 that names it.
 import { z } from "zod";
+import { isUuid } from "../../core/ids.ts";
 import { deliveryStatuses, eventTypes } from "../../db/schema.ts";
-import { isUuid } from "../../ids.ts";
 import {
   type DeliveryFilter,
   decodeDeliveryCursor,
   deliveryCursorPattern,
-} from "../../webhooks/delivery-log.ts";
+} from "../../webhooks/delivery-log/log.ts";
 
 const id = (what: string) => z.string().refine(isUuid, { message: `must be ${what} id (a UUID)` });
 

@@ -1,8 +1,8 @@
 import { Hono } from "hono";
 import { readQuery } from "../../http/validate.ts";
-import type { Services } from "../../services.ts";
-import { listDeliveryPage } from "../../webhooks/delivery-log.ts";
-import { getEndpoint } from "../../webhooks/endpoint-records.ts";
+import type { Services } from "../../server/services.ts";
+import { listDeliveryPage } from "../../webhooks/delivery-log/log.ts";
+import { getEndpoint } from "../../webhooks/endpoints/records.ts";
 import { ownAccountId } from "../owner.ts";
 import { accountDeliveryLogQuery, deliveryFilterOf } from "./delivery-query.ts";
 

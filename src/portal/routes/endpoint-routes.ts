@@ -1,39 +1,39 @@
 import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { readJson, readQuery } from "../../http/validate.ts";
-import type { Services } from "../../services.ts";
-import { withWebhookContext } from "../../webhooks/context.ts";
-import { getDeliveryDetail } from "../../webhooks/delivery-detail.ts";
-import { listDeliveryPage } from "../../webhooks/delivery-log.ts";
-import { deliveryStats } from "../../webhooks/delivery-stats.ts";
-import { type EndpointRef, getEndpoint, listEndpoints } from "../../webhooks/endpoint-records.ts";
+import type { Services } from "../../server/services.ts";
+import { withWebhookContext } from "../../webhooks/delivery/context.ts";
+import { testEndpoint } from "../../webhooks/delivery/test-send.ts";
 import {
-  maxEndpointsPerAccount,
-  registerEndpoint,
-  rotateEndpointSecret,
-  updateEndpoint,
-} from "../../webhooks/endpoint-registration.ts";
-import {
-  enableEndpoint,
-  pauseEndpoint,
-  removeEndpoint,
-  resumeEndpoint,
-} from "../../webhooks/endpoint-state.ts";
-import { testEndpoint } from "../../webhooks/endpoint-test.ts";
+  pendingVerification,
+  sendVerificationCode,
+  verificationAttempts,
+  verifyEndpoint,
+} from "../../webhooks/delivery/verification.ts";
+import { getDeliveryDetail } from "../../webhooks/delivery-log/detail.ts";
+import { listDeliveryPage } from "../../webhooks/delivery-log/log.ts";
 import {
   cancelRecovery,
   getRecovery,
   listRecoveries,
   previewRecovery,
   startRecovery,
-} from "../../webhooks/recovery.ts";
-import { resendDelivery, retryDeliveryNow } from "../../webhooks/resend.ts";
+} from "../../webhooks/delivery-log/recovery.ts";
+import { resendDelivery, retryDeliveryNow } from "../../webhooks/delivery-log/resend.ts";
+import { deliveryStats } from "../../webhooks/delivery-log/stats.ts";
+import { type EndpointRef, getEndpoint, listEndpoints } from "../../webhooks/endpoints/records.ts";
 import {
-  pendingVerification,
-  sendVerificationCode,
-  verificationAttempts,
-  verifyEndpoint,
-} from "../../webhooks/verification.ts";
+  maxEndpointsPerAccount,
+  registerEndpoint,
+  rotateEndpointSecret,
+  updateEndpoint,
+} from "../../webhooks/endpoints/registration.ts";
+import {
+  enableEndpoint,
+  pauseEndpoint,
+  removeEndpoint,
+  resumeEndpoint,
+} from "../../webhooks/endpoints/state.ts";
 import { ownAccountId } from "../owner.ts";
 import { deliveryFilterOf, deliveryLogQuery } from "./delivery-query.ts";
 

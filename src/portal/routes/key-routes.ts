@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { readJson } from "../../http/validate.ts";
 import { createApiKey, listApiKeys, revokeApiKey } from "../../keys/api-keys.ts";
-import type { Services } from "../../services.ts";
+import type { Services } from "../../server/services.ts";
 import { ownAccountId } from "../owner.ts";
 
 // The name's own rules (length, control characters) are checked by createApiKey.

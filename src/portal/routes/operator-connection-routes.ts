@@ -10,7 +10,7 @@ import {
   requireAnyConnection,
 } from "../../banking/operator-connections.ts";
 import { readQuery } from "../../http/validate.ts";
-import type { Services } from "../../services.ts";
+import type { Services } from "../../server/services.ts";
 
 const listQuery = z.object({ account: z.uuid("must be a service account id") });
 

@@ -6,10 +6,10 @@ import {
   listServiceAccounts,
   updateServiceAccount,
 } from "../../accounts/service-accounts.ts";
-import { createImportRoutes } from "../../banking/import/routes.ts";
 import { readJson, readQuery } from "../../http/validate.ts";
 import { listMail } from "../../mail/outbox.ts";
-import type { Services } from "../../services.ts";
+import type { Services } from "../../server/services.ts";
+import { createImportRoutes } from "./import-routes.ts";
 import { operatorConnectionRoutes } from "./operator-connection-routes.ts";
 
 const mailQuery = z.object({

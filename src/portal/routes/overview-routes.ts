@@ -5,8 +5,8 @@ import { accessFactsOf, describeApiAccess } from "../../accounts/entitlement.ts"
 import { getServiceAccount } from "../../accounts/service-accounts.ts";
 import { listOwnConnections } from "../../banking/account-connections.ts";
 import { listApiKeys } from "../../keys/api-keys.ts";
-import type { Services } from "../../services.ts";
-import { listEndpoints } from "../../webhooks/endpoint-records.ts";
+import type { Services } from "../../server/services.ts";
+import { listEndpoints } from "../../webhooks/endpoints/records.ts";
 import { ownAccountId } from "../owner.ts";
 
 /**

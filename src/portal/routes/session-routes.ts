@@ -1,16 +1,21 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import { changePasswordThrottled } from "../../accounts/password-change.ts";
 import { maxPasswordLength } from "../../accounts/passwords.ts";
 import { accountDisabledNotice, getServiceAccount } from "../../accounts/service-accounts.ts";
+import {
+  createSession,
+  deleteSession,
+  deleteUserSessions,
+  resolveSession,
+} from "../../accounts/sessions.ts";
+import { signIn } from "../../accounts/sign-in.ts";
 import { dismissQuickStart, quickStartShown } from "../../accounts/users.ts";
 import { createClientAddressResolver } from "../../http/client-address.ts";
+import type { SessionCookie } from "../../http/cookies.ts";
 import { readJson } from "../../http/validate.ts";
-import type { Services } from "../../services.ts";
+import type { Services } from "../../server/services.ts";
 import { requireSession } from "../auth.ts";
-import type { SessionCookie } from "../cookies.ts";
-import { changePasswordThrottled } from "../password-change.ts";
-import { createSession, deleteSession, deleteUserSessions, resolveSession } from "../sessions.ts";
-import { signIn } from "../sign-in.ts";
 
 const signInBody = z.object({
   email: z.string().max(254),

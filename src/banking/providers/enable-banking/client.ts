@@ -2,7 +2,7 @@
 // transactions (following continuation_key to the end). Every call carries a fresh JWT. HTTP
 // failures become ProviderErrors of a kind the status table knows (errors.ts).
 import { z } from "zod";
-import type { Clock } from "../../../clock.ts";
+import type { Clock } from "../../../core/clock.ts";
 import { withoutUrlPaths } from "../../notice.ts";
 import { ProviderError, parseRetryAfter } from "../errors.ts";
 import { jsonBody, type ProviderHttp, type ProviderResponse } from "../http.ts";

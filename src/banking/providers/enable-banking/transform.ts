@@ -5,7 +5,7 @@
 // skipped with a named reason (skips.ts), never failing the page. Amounts stay text: never a
 // float.
 import { z } from "zod";
-import { isCalendarDate } from "../../dates.ts";
+import { isCalendarDate } from "../../../core/dates.ts";
 import type { AccountRecord, AccountType, BalanceRecord, TransactionRecord } from "../../model.ts";
 import { parseProviderData } from "../../model.ts";
 import { isCurrencyCode, isDecimalAmount, normalizeAmount } from "../../money.ts";

@@ -1,0 +1,76 @@
+// Turns the validated query string of GET /v1/accounts/{account_id}/transactions into a
+// TransactionQuery, and a page into its next cursor. The cursor carries the resolved window and
+// include_pending, so the next page needs only `cursor`, and "today" moving past midnight between
+// two pages cannot change the window under the caller.
+import { z } from "@hono/zod-openapi";
+import { decodeCursor, encodeCursor, foreignCursor, invalidCursor } from "../cursor.ts";
+import { defaultPageLimit, type transactionsQuery } from "../params.ts";
+import { type DateWindow, maxWindowDays, resolveDateWindow, windowDays } from "./date-window.ts";
+import type { TransactionPage, TransactionQuery } from "./read.ts";
+
+export type TransactionsQueryInput = z.infer<typeof transactionsQuery>;
+
+const dayText = z.iso.date();
+const transactionCursor = z
+  .object({
+    v: z.literal(1),
+    k: z.literal("transactions"),
+    account: z.guid(),
+    from: dayText,
+    to: dayText,
+    pending: z.boolean(),
+    date: dayText,
+    id: z.guid(),
+  })
+  .strict();
+
+function fromCursor(cursorText: string, accountId: string, input: TransactionsQueryInput) {
+  const cursor = decodeCursor(cursorText, transactionCursor);
+  const pending = input.include_pending ?? cursor.pending;
+  if (
+    cursor.account !== accountId ||
+    (input.from !== undefined && input.from !== cursor.from) ||
+    (input.to !== undefined && input.to !== cursor.to) ||
+    pending !== cursor.pending
+  ) {
+    throw foreignCursor();
+  }
+  const window: DateWindow = { from: cursor.from, to: cursor.to };
+  // Cursors are only issued for valid windows: one that breaks the rules was edited.
+  if (window.from > window.to || windowDays(window) > maxWindowDays) {
+    throw invalidCursor("not a cursor of this API");
+  }
+  return { window, includePending: pending, after: { bookingDate: cursor.date, id: cursor.id } };
+}
+
+export function resolveTransactionQuery(
+  input: TransactionsQueryInput,
+  accountId: string,
+  now: Date,
+): TransactionQuery {
+  const limit = input.limit ?? defaultPageLimit;
+  if (input.cursor !== undefined) return { ...fromCursor(input.cursor, accountId, input), limit };
+  return {
+    window: resolveDateWindow(now, input),
+    includePending: input.include_pending ?? false,
+    limit,
+  };
+}
+
+export function nextTransactionCursor(
+  accountId: string,
+  query: TransactionQuery,
+  page: TransactionPage,
+): string | null {
+  if (!page.next) return null;
+  return encodeCursor({
+    v: 1,
+    k: "transactions",
+    account: accountId,
+    from: query.window.from,
+    to: query.window.to,
+    pending: query.includePending,
+    date: page.next.bookingDate,
+    id: page.next.id,
+  });
+}

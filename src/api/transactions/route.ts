@@ -1,0 +1,37 @@
+// GET /v1/accounts/{account_id}/transactions: a booking-date window, newest first, keyset pages.
+import { createRoute } from "@hono/zod-openapi";
+import type { Clock } from "../../core/clock.ts";
+import type { BankReads } from "../bank-reads.ts";
+import { accountPathParams, transactionsQuery } from "../params.ts";
+import { readRoute } from "../read-route.ts";
+import { conditionalReadHeaders, itemResponses } from "../responses.ts";
+import { transactionListSchema } from "../schemas.ts";
+import { defaultWindowDays, maxWindowDays } from "./date-window.ts";
+import { nextTransactionCursor, resolveTransactionQuery } from "./query.ts";
+
+const listRoute = createRoute({
+  method: "get",
+  path: "/accounts/{account_id}/transactions",
+  operationId: "listTransactions",
+  tags: ["Transactions"],
+  summary: "List an account's transactions",
+  description: `Transactions whose booking date lies in [from, to] (both inclusive; default the last ${defaultWindowDays} days; at most ${maxWindowDays} days), newest booking date first, then by id. Pages are keyset-based: rows that arrive while you page never shift or repeat the rows already served. The next page needs only \`cursor\` (it carries the window); if you pass \`from\`, \`to\` or \`include_pending\` with a cursor they must match it. De-duplicate on \`transaction_id\`. After an account.transactions.available event, read a small window overlapping your last read.`,
+  request: { headers: conditionalReadHeaders, params: accountPathParams, query: transactionsQuery },
+  responses: itemResponses(transactionListSchema, "A page of transactions."),
+});
+
+/** The list's read, answered by the router and by the read lane (read-route.ts). */
+export function transactionReadRoutes(reads: BankReads, clock: Clock) {
+  return [
+    readRoute(listRoute, async ({ principal, param, query }) => {
+      const accountId = param.account_id;
+      const resolved = resolveTransactionQuery(query, accountId, clock.now());
+      const page = await reads.listTransactions(principal.serviceAccountId, accountId, resolved);
+      // The rows' stored JSON, written as they are (the shape of transactionListSchema).
+      const cursor = nextTransactionCursor(accountId, resolved, page);
+      return {
+        body: `{"data":[${page.json}],"next_cursor":${cursor === null ? "null" : JSON.stringify(cursor)}}`,
+      };
+    }),
+  ];
+}

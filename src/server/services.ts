@@ -1,0 +1,90 @@
+// The dependencies the server and every CLI command share. Feature functions take the
+// pieces they need from here as arguments; nothing is a module-level singleton.
+
+import type { Config } from "../config/config.ts";
+import type { Clock } from "../core/clock.ts";
+import { systemClock } from "../core/clock.ts";
+import { loadMasterKey, type MasterKey } from "../crypto/master-key.ts";
+import { verifyMasterKey } from "../crypto/master-key-check.ts";
+import { migrateDatabase } from "../db/migrate.ts";
+import { type AnyDatabase, type Db, openDatabase } from "../db/open.ts";
+import type { PostgresOptions } from "../db/postgres-store.ts";
+import { createLogger, type Logger } from "../log/log.ts";
+import { createMetrics, type Metrics } from "../metrics/metrics.ts";
+import {
+  createPostgresOutboxRelay,
+  createSqliteOutboxRelay,
+} from "../webhooks/events/outbox-relay.ts";
+import { createOutboxSignal, type OutboxSignal } from "../webhooks/events/outbox-signal.ts";
+
+export interface Services {
+  config: Config;
+  database: AnyDatabase;
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  masterKey: MasterKey;
+  /** Notified after deliveries are committed, so the dispatcher sends at once. */
+  outbox: OutboxSignal;
+  /** This process's Prometheus registry and instruments (served at /metrics by `svc serve`). */
+  metrics: Metrics;
+}
+
+export interface OpenServicesOptions {
+  clock?: Clock;
+  log?: Logger;
+  env?: Record<string, string | undefined>;
+  /** PostgreSQL pool tuning beyond the configuration (tests keep their pools small). */
+  postgres?: PostgresOptions;
+}
+
+/**
+ * The master key may be created only while no signing secret depends on it: a missing key
+ * next to existing webhook endpoints means a lost key, and a new one would silently break
+ * every receiver's signature check.
+ */
+async function mayCreateMasterKey(db: Db): Promise<boolean> {
+  const t = db.t.webhookEndpoints;
+  return (await db.select({ id: t.id }).from(t).limit(1)).length === 0;
+}
+
+/** Opens the configured database (migrating it) and loads the master key. */
+export async function openServices(
+  config: Config,
+  options: OpenServicesOptions = {},
+): Promise<Services> {
+  const log = options.log ?? createLogger({ level: config.logLevel });
+  const database = openDatabase(config, options.postgres);
+  try {
+    const migration = await migrateDatabase(database);
+    if (migration.applied > 0)
+      log.info("database migrated", { applied: migration.applied, location: database.location });
+    const masterKey = loadMasterKey(config.dataDir, {
+      create: await mayCreateMasterKey(database.db),
+      env: options.env,
+    });
+    const clock = options.clock ?? systemClock;
+    await verifyMasterKey(database.db, clock, masterKey);
+    return {
+      config,
+      database,
+      db: database.db,
+      clock,
+      log,
+      masterKey,
+      outbox:
+        database.engine === "postgres"
+          ? createOutboxSignal(
+              createPostgresOutboxRelay(database, (error) =>
+                log.warn("telling other instances about new deliveries failed", { error }),
+              ),
+              (error) => log.warn("hearing other instances' new deliveries failed", { error }),
+            )
+          : createOutboxSignal(createSqliteOutboxRelay(database)),
+      metrics: createMetrics({ database, clock }),
+    };
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+}

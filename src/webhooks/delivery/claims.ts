@@ -1,0 +1,212 @@
+// Claiming due deliveries with a lease (DESIGN.md "Delivery is at-least-once and durable").
+// A claim moves next_attempt_at (and lease_expires_at) to the lease's end in one conditional
+// UPDATE, so two dispatchers (processes, instances) never claim the same row, and a dispatcher
+// that dies mid-send leaves the row pending: it is due again, and re-sent, once the lease has
+// run out. Candidates are read outside the transaction; the UPDATE re-checks that each is still
+// pending and due, so the write lock is held only for the claim itself. On PostgreSQL the rows
+// are locked with FOR UPDATE SKIP LOCKED, so instances claiming at once pass each other's rows
+// by instead of waiting for them, in one statement (claims-postgres.ts); SQLite's
+// single writer makes claims take turns.
+import { and, asc, count, eq, gt, lte, notInArray, sql } from "drizzle-orm";
+import { newId } from "../../core/ids.ts";
+import { idIn } from "../../db/id-list.ts";
+import type { Db } from "../../db/store.ts";
+import { cancelPendingDeliveries } from "../endpoints/state.ts";
+import type { ClaimedDelivery, ClaimedRow } from "./claimed-delivery.ts";
+import { claimOnPostgres } from "./claims-postgres.ts";
+
+export interface ClaimRequest {
+  now: Date;
+  leaseUntil: Date;
+  /** At most this many rows. */
+  limit: number;
+  /** How many more rows each endpoint may take now (its concurrency cap minus in-flight). */
+  endpointRoom(endpointId: string): number;
+  /** Endpoints with no room, skipped by the query so they cannot crowd out the others. */
+  fullEndpoints: string[];
+  /**
+   * Deliveries of one endpoint leased at once across every process on the database, at most
+   * (its concurrency cap for the whole cluster); checked inside the claim's transaction.
+   */
+  endpointCap?: number;
+  /** The claiming process (service_processes.id), so others can take its leases once it is gone. */
+  holder?: string;
+}
+
+/**
+ * Candidates read per place to fill: the spare ones let a claim pass over endpoints without
+ * room. SQLite reads them from its due index row by row, and four per place made that read a
+ * fifth of a 64-row claim's CPU; full endpoints are left out by the query itself, so two do.
+ */
+const candidatesPerPlace = (db: Db) => (db.engine === "sqlite" ? 2 : 4);
+
+/** Claims up to `limit` due deliveries, honouring each endpoint's room. */
+export async function claimDueDeliveries(
+  db: Db,
+  request: ClaimRequest,
+): Promise<ClaimedDelivery[]> {
+  const { deliveries, events, webhookEndpoints } = db.t;
+  const now = request.now;
+  const candidates = await db
+    .select({ id: deliveries.id, endpointId: deliveries.endpointId })
+    .from(deliveries)
+    .where(
+      and(
+        eq(deliveries.status, "pending"),
+        lte(deliveries.nextAttemptAt, now),
+        request.fullEndpoints.length > 0
+          ? notInArray(deliveries.endpointId, request.fullEndpoints)
+          : undefined,
+      ),
+    )
+    .orderBy(asc(deliveries.nextAttemptAt))
+    .limit(Math.max(request.limit * candidatesPerPlace(db), 64));
+  if (candidates.length === 0) return [];
+  const taken = new Map<string, number>();
+  const picked: string[] = [];
+  for (const candidate of candidates) {
+    if (picked.length >= request.limit) break;
+    const already = taken.get(candidate.endpointId) ?? 0;
+    if (already >= request.endpointRoom(candidate.endpointId)) continue;
+    taken.set(candidate.endpointId, already + 1);
+    picked.push(candidate.id);
+  }
+  if (picked.length === 0) return [];
+  const claimToken = newId();
+  const endpointOf = new Map(candidates.map((c) => [c.id, c.endpointId]));
+  return db.write(
+    async (tx) => {
+      if (tx.engine === "postgres") {
+        const endpoints = [...new Set(picked.map((id) => endpointOf.get(id) as string))].sort();
+        const rows = await claimOnPostgres(tx, {
+          ids: picked,
+          endpoints,
+          now,
+          leaseUntil: request.leaseUntil,
+          claimToken,
+          holder: request.holder ?? null,
+          ...(request.endpointCap === undefined ? {} : { endpointCap: request.endpointCap }),
+        });
+        return sendableOf(tx, rows, claimToken, now);
+      }
+      const ids =
+        request.endpointCap === undefined
+          ? picked
+          : await withinClusterCap(tx, picked, endpointOf, request.endpointCap, now);
+      if (ids.length === 0) return [];
+      const claimed = await tx
+        .update(deliveries)
+        .set({
+          nextAttemptAt: request.leaseUntil,
+          leaseExpiresAt: request.leaseUntil,
+          claimToken,
+          leaseHolder: request.holder ?? null,
+        })
+        .where(
+          and(
+            idIn(tx, deliveries.id, ids),
+            // Re-checked per row, not searched: written as an expression no index serves, so
+            // the planner looks the rows up by id instead of scanning every due delivery
+            // (SQLite without statistics picks deliveries_due_idx: ~30x slower with a backlog).
+            sql`coalesce(${deliveries.status}, '') = 'pending'`,
+            lte(deliveries.nextAttemptAt, now),
+          ),
+        )
+        .returning({ id: deliveries.id });
+      if (claimed.length === 0) return [];
+      const rows = await tx
+        .select({
+          id: deliveries.id,
+          eventId: deliveries.eventId,
+          endpointId: deliveries.endpointId,
+          attemptCount: deliveries.attemptCount,
+          body: events.body,
+          url: webhookEndpoints.url,
+          secretSalt: webhookEndpoints.secretSalt,
+          claimToken: deliveries.claimToken,
+          serviceAccountId: webhookEndpoints.serviceAccountId,
+          endpointStatus: webhookEndpoints.status,
+          verifiedAt: webhookEndpoints.verifiedAt,
+        })
+        .from(deliveries)
+        .innerJoin(events, eq(events.id, deliveries.eventId))
+        .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, deliveries.endpointId))
+        .where(
+          idIn(
+            tx,
+            deliveries.id,
+            claimed.map((row) => row.id),
+          ),
+        )
+        .orderBy(asc(deliveries.nextAttemptAt), asc(deliveries.id));
+      return sendableOf(
+        tx,
+        rows.map(({ verifiedAt, ...row }) => ({ ...row, verified: verifiedAt !== null })),
+        claimToken,
+        now,
+      );
+    },
+    { isolation: "read committed", purpose: "delivery_claim" },
+  );
+}
+
+/**
+ * The claimed rows to send. Only active and verified endpoints receive account events (spec 3):
+ * a row for any other endpoint (paused or disabled a moment ago) is cancelled, never sent later.
+ */
+async function sendableOf(
+  tx: Db,
+  rows: ClaimedRow[],
+  claimToken: string,
+  now: Date,
+): Promise<ClaimedDelivery[]> {
+  const ineligible = new Set<string>();
+  const sendable: ClaimedDelivery[] = [];
+  for (const { endpointStatus, verified, ...delivery } of rows) {
+    if (endpointStatus !== "active" || !verified) ineligible.add(delivery.endpointId);
+    else sendable.push({ ...delivery, claimToken });
+  }
+  for (const endpointId of ineligible) {
+    await cancelPendingDeliveries(tx, endpointId, now, "endpoint is not active and verified");
+  }
+  return sendable;
+}
+
+/**
+ * The picked deliveries each endpoint may still lease, counting the leases every process holds
+ * (pending rows whose lease has not run out); SQLite's single writer makes claims take turns
+ * (PostgreSQL's: claims-postgres.ts).
+ */
+async function withinClusterCap(
+  tx: Db,
+  picked: string[],
+  endpointOf: Map<string, string>,
+  cap: number,
+  now: Date,
+): Promise<string[]> {
+  const { deliveries } = tx.t;
+  const endpoints = [...new Set(picked.map((id) => endpointOf.get(id) as string))].sort();
+  const leased = await tx
+    .select({ endpointId: deliveries.endpointId, n: count() })
+    .from(deliveries)
+    .where(
+      and(
+        idIn(tx, deliveries.endpointId, endpoints),
+        // A lease moves next_attempt_at to its end: the due index's range of future attempts
+        // holds every leased row (and scheduled retries), never the endpoint's history.
+        eq(deliveries.status, "pending"),
+        gt(deliveries.nextAttemptAt, now),
+        gt(deliveries.leaseExpiresAt, now),
+      ),
+    )
+    .groupBy(deliveries.endpointId);
+  const room = new Map(endpoints.map((e) => [e, cap]));
+  for (const row of leased) room.set(row.endpointId, cap - row.n);
+  return picked.filter((id) => {
+    const endpointId = endpointOf.get(id) as string;
+    const left = room.get(endpointId) ?? 0;
+    if (left <= 0) return false;
+    room.set(endpointId, left - 1);
+    return true;
+  });
+}

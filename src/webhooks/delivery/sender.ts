@@ -1,0 +1,327 @@
+// One delivery attempt over HTTPS (spec 4 "Webhook delivery", "Requirements on a registered
+// endpoint"; DESIGN.md "Sender"). node:https rather than fetch, because under Bun fetch
+// silently ignores `localAddress` (the fixed source address receivers allow-list); node:https
+// does every property in one code path, each proven in test/webhooks/sender.test.ts:
+// - resolve, check every address, connect to the checked address (host = IP: no second
+//   lookup, so DNS rebinding cannot reach inside), SNI and Host = the URL's host name; a
+//   checked answer is kept for its DNS TTL, then resolved and checked again (address-cache.ts);
+// - TLS verified against the default roots plus the operator's CA file, through one secure
+//   context built once (passing `ca` per request costs a parse per request, ~5x slower);
+// - the source address bound when it belongs to this host;
+// - 10 s for the whole exchange through one timer that destroys the request (Node's `timeout`
+//   option does not fire during a stalled TLS handshake);
+// - redirects never followed (node:https never follows; a 3xx is a failure);
+// - the response body never read: discarded unread when small so the keep-alive socket can be
+//   reused, otherwise the socket is destroyed.
+import https from "node:https";
+import { networkInterfaces } from "node:os";
+import type { SecureContext } from "node:tls";
+import ipaddr from "ipaddr.js";
+import type { Config } from "../../config/config.ts";
+import type { Clock } from "../../core/clock.ts";
+import type { Logger } from "../../log/log.ts";
+import { createCheckedAddressCache } from "../../net/address-cache.ts";
+import { BlockedAddressError, urlHostAddress } from "../../net/checked-addresses.ts";
+import {
+  ResolveError,
+  type Resolver,
+  systemTtlResolver,
+  type TtlResolver,
+  withoutTtl,
+} from "../../net/resolver.ts";
+import { trustContext } from "../../net/trust.ts";
+import { deliveryHeaders } from "./signing.ts";
+
+/** Spec 4 and 8: a 2xx within 10 seconds for the whole exchange. */
+export const deliveryTimeoutMs = 10_000;
+/** How many endpoint URLs a sender keeps parsed (cleared when full). */
+const maxRememberedTargets = 1024;
+/** What a delivery needs of its endpoint URL, parsed once. */
+interface Target {
+  literal: boolean;
+  /** The name to resolve, or the literal address without brackets. */
+  host: string;
+  /** As the URL spells it (IPv6 in brackets): SNI and messages. */
+  hostname: string;
+  /** The Host header: host and a non-default port. */
+  hostHeader: string;
+  port: number;
+  path: string;
+}
+/** Node accepts a prebuilt secure context per request; its types omit it. */
+type TlsRequestOptions = https.RequestOptions & { secureContext?: SecureContext };
+/** Bodies up to this size are discarded unread so the connection can be reused. */
+const discardableBodyBytes = 64 * 1024;
+
+const deliveryErrorClasses = [
+  "dns",
+  "blocked_address",
+  "connect",
+  "tls",
+  "timeout",
+  "redirect",
+  "http_status",
+] as const;
+export type DeliveryErrorClass = (typeof deliveryErrorClasses)[number];
+
+export interface SendInput {
+  url: string;
+  eventId: string;
+  /** The stored canonical JSON, sent byte for byte. */
+  body: string;
+  /** The endpoint's current signing secret (derived per attempt, never stored). */
+  secret: string;
+}
+
+export interface SendResult {
+  startedAt: Date;
+  durationMs: number;
+  ok: boolean;
+  statusCode: number | null;
+  errorClass: DeliveryErrorClass | null;
+  errorMessage: string | null;
+  /** The Svc-Webhook-Signature header sent; absent when no request left (DNS, blocked address). */
+  signature?: string;
+}
+
+export interface Sender {
+  send(input: SendInput): Promise<SendResult>;
+  /** The address deliveries are bound to, when the configured source IP is on this host. */
+  readonly boundSourceAddress: string | undefined;
+  /** Closes pooled keep-alive connections. */
+  close(): void;
+}
+
+export interface SenderOptions {
+  clock: Clock;
+  allowPrivate: boolean;
+  /** PEM file of extra CA certificates trusted in addition to the default roots. */
+  caFile?: string | undefined;
+  /** Bound as the source address when it is an address of this host. */
+  sourceIp?: string | undefined;
+  /** A resolver without TTLs: every attempt resolves and checks again (tests, one-off sends). */
+  resolve?: Resolver;
+  /** A resolver with TTLs (default: the system's): checked answers are kept for their TTL. */
+  resolveWithTtl?: TtlResolver;
+  timeoutMs?: number;
+  log?: Logger;
+  /** This host's addresses (default: its network interfaces); tests pass their own. */
+  hostAddresses?: string[];
+}
+
+const tlsErrorCodes = new Set([
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "CERT_HAS_EXPIRED",
+  "CERT_NOT_YET_VALID",
+  "CERT_REVOKED",
+  "CERT_UNTRUSTED",
+  "CERT_REJECTED",
+  "CERT_SIGNATURE_FAILURE",
+  "INVALID_CA",
+  "HOSTNAME_MISMATCH",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+  "ERR_TLS_HANDSHAKE_TIMEOUT",
+]);
+
+function classifyTransportError(error: NodeJS.ErrnoException): DeliveryErrorClass {
+  const code = error.code ?? "";
+  if (code === "ABORT_ERR" || error.name === "AbortError" || error.name === "TimeoutError")
+    return "timeout";
+  if (tlsErrorCodes.has(code) || /^ERR_SSL_|^ERR_TLS_|CERT/.test(code)) return "tls";
+  if (/certificate|ssl|tls/i.test(error.message)) return "tls";
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN") return "dns";
+  return "connect";
+}
+
+/** Every address of this host's interfaces. */
+function hostAddresses(): string[] {
+  return Object.values(networkInterfaces()).flatMap((list) =>
+    (list ?? []).map((entry) => entry.address),
+  );
+}
+
+/** The configured source IP when it is one of `addresses` (this host's). */
+function localSourceAddress(
+  sourceIp: string | undefined,
+  addresses: string[] = hostAddresses(),
+): string | undefined {
+  if (!sourceIp) return undefined;
+  const wanted = ipaddr.process(sourceIp).toString();
+  const own = addresses.some(
+    (address) => ipaddr.process(address.replace(/%.*$/, "")).toString() === wanted,
+  );
+  return own ? wanted : undefined;
+}
+
+function familyOf(address: string): 4 | 6 {
+  return ipaddr.parse(address).kind() === "ipv4" ? 4 : 6;
+}
+
+export function createSender(options: SenderOptions): Sender {
+  const addressCache = createCheckedAddressCache({
+    resolve:
+      options.resolveWithTtl ?? (options.resolve ? withoutTtl(options.resolve) : systemTtlResolver),
+    clock: options.clock,
+    allowPrivate: options.allowPrivate,
+  });
+  const timeoutMs = options.timeoutMs ?? deliveryTimeoutMs;
+  const secureContext = trustContext(options.caFile);
+  const boundSourceAddress = localSourceAddress(options.sourceIp, options.hostAddresses);
+  if (options.sourceIp && !boundSourceAddress) {
+    options.log?.warn(
+      "deliverySourceIp is not an address of this host; deliveries leave from the default route (expected when a NAT gateway owns that address)",
+      { deliverySourceIp: options.sourceIp },
+    );
+  }
+  const agent = new https.Agent({ keepAlive: true, scheduling: "lifo", maxFreeSockets: 256 });
+  const sourceFamily = boundSourceAddress ? familyOf(boundSourceAddress) : undefined;
+  /** Endpoint URLs as parsed once (a URL's parts never change), bounded. */
+  const targets = new Map<string, Target>();
+  const targetOf = (text: string): Target => {
+    const known = targets.get(text);
+    if (known) return known;
+    const url = new URL(text);
+    const { literal, host } = urlHostAddress(url);
+    const target: Target = {
+      literal,
+      host,
+      hostname: url.hostname,
+      hostHeader: url.host,
+      port: url.port === "" ? 443 : Number(url.port),
+      path: `${url.pathname}${url.search}`,
+    };
+    if (targets.size >= maxRememberedTargets) targets.clear();
+    targets.set(text, target);
+    return target;
+  };
+
+  async function send(input: SendInput): Promise<SendResult> {
+    const startedAt = options.clock.now();
+    const started = performance.now();
+    const finish = (
+      fields: Pick<SendResult, "ok" | "statusCode" | "errorClass" | "errorMessage">,
+    ): SendResult => ({
+      startedAt,
+      durationMs: Math.max(0, Math.round(performance.now() - started)),
+      ...fields,
+    });
+    const failure = (
+      errorClass: DeliveryErrorClass,
+      errorMessage: string,
+      statusCode: number | null = null,
+    ) => finish({ ok: false, statusCode, errorClass, errorMessage });
+
+    const target = targetOf(input.url);
+    // The deadline: one timer for the whole exchange that destroys the request, so it also
+    // covers a stalled TLS handshake (Node's `timeout` option does not). No AbortSignal: its
+    // listeners on the request and the socket cost more than the rest of the sender's own work.
+    let timedOut = false;
+    let request: ReturnType<typeof https.request> | undefined;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      request?.destroy(new Error(`no answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+    let addresses: readonly string[];
+    try {
+      // Only checked addresses, kept no longer than their DNS TTL (address-cache.ts; spec 4:
+      // the address dialled is the address checked).
+      addresses = await addressCache.addressesFor(target.host, target.literal);
+    } catch (error) {
+      clearTimeout(timer);
+      if (error instanceof BlockedAddressError) return failure("blocked_address", error.message);
+      if (error instanceof ResolveError) return failure("dns", error.message);
+      throw error;
+    }
+    const address = sourceFamily
+      ? addresses.find((a) => familyOf(a) === sourceFamily)
+      : addresses[0];
+    if (!address) {
+      clearTimeout(timer);
+      return failure(
+        "connect",
+        `${target.hostname} has no IPv${sourceFamily} address to reach from source ${boundSourceAddress}`,
+      );
+    }
+    if (timedOut) return failure("timeout", `no answer within ${timeoutMs} ms`);
+
+    const headers = deliveryHeaders({
+      eventId: input.eventId,
+      body: input.body,
+      secret: input.secret,
+      attemptAt: startedAt,
+    });
+    const signature = headers["Svc-Webhook-Signature"];
+    headers.Host = target.hostHeader;
+    headers["Content-Length"] = String(Buffer.byteLength(input.body));
+    const requestOptions: TlsRequestOptions = {
+      method: "POST",
+      host: address,
+      port: target.port,
+      path: target.path,
+      headers,
+      agent,
+    };
+    if (!target.literal) requestOptions.servername = target.hostname;
+    if (secureContext) requestOptions.secureContext = secureContext;
+    if (boundSourceAddress) requestOptions.localAddress = boundSourceAddress;
+    return new Promise<SendResult>((settle) => {
+      let settled = false;
+      const done = (result: SendResult) => {
+        if (settled) return;
+        settled = true;
+        settle(signature === undefined ? result : { ...result, signature });
+      };
+      request = https.request(requestOptions, (response) => {
+        const status = response.statusCode ?? 0;
+        if (status >= 200 && status < 300) {
+          done(finish({ ok: true, statusCode: status, errorClass: null, errorMessage: null }));
+        } else if (status >= 300 && status < 400) {
+          done(failure("redirect", `answered ${status}; redirects are not followed`, status));
+        } else {
+          done(failure("http_status", `answered ${status}`, status));
+        }
+        // The body is never read. A small one is discarded so the socket returns to the
+        // pool; anything else closes the connection.
+        const length = Number(response.headers["content-length"] ?? Number.NaN);
+        response.on("error", () => {});
+        response.once("close", () => clearTimeout(timer));
+        if (Number.isFinite(length) && length <= discardableBodyBytes) response.resume();
+        else response.destroy();
+      });
+      request.on("error", (error: NodeJS.ErrnoException) => {
+        clearTimeout(timer);
+        if (timedOut) {
+          done(failure("timeout", `no answer within ${timeoutMs} ms`));
+          return;
+        }
+        done(failure(classifyTransportError(error), error.message));
+      });
+      request.end(input.body);
+    });
+  }
+
+  return {
+    send,
+    boundSourceAddress,
+    close: () => agent.destroy(),
+  };
+}
+
+/** The sender as the configuration describes it (CA file, source IP, private targets). */
+export function senderFromConfig(
+  config: Pick<Config, "unsafeAllowPrivateTargets" | "deliveryCaFile" | "deliverySourceIp">,
+  clock: Clock,
+  extra: { resolve?: Resolver; log?: Logger; timeoutMs?: number } = {},
+): Sender {
+  return createSender({
+    clock,
+    allowPrivate: config.unsafeAllowPrivateTargets,
+    caFile: config.deliveryCaFile,
+    sourceIp: config.deliverySourceIp,
+    ...extra,
+  });
+}

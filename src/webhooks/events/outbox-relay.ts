@@ -1,0 +1,66 @@
+// The outbox relays. On PostgreSQL: NOTIFY on one channel after deliveries are committed, LISTEN in
+// every serving instance (Bun's SQL client keeps one dedicated connection for it and
+// re-subscribes after a reconnect). The notice carries only the sender's process id, so a process
+// ignores its own (it woke its dispatcher directly); the dispatcher that wakes claims from the
+// database, so a lost or duplicated notice costs at most a tick's delay or a wasted claim.
+import type { PostgresDatabase } from "../../db/postgres-store.ts";
+import type { Database } from "../../db/store.ts";
+import type { OutboxRelay } from "./outbox-signal.ts";
+
+const outboxChannel = "svc_outbox";
+
+export function createPostgresOutboxRelay(
+  database: Pick<PostgresDatabase, "client">,
+  onError: (error: unknown) => void,
+): OutboxRelay {
+  const self = crypto.randomUUID();
+  return {
+    publish() {
+      database.client.notify(outboxChannel, self).catch(onError);
+    },
+    async listen(onNotice) {
+      const subscription = await database.client.listen(outboxChannel, (sender) => {
+        if (sender !== self) onNotice();
+      });
+      return () => subscription.unlisten();
+    },
+  };
+}
+
+/** How often a serving process on SQLite looks at the change counter. */
+const sqliteChangePollMs = 100;
+
+/**
+ * The relay on SQLite, where every process is on one machine: nothing to publish (a commit moves
+ * the database's change counter by itself); a serving process reads the counter every 100 ms
+ * (one PRAGMA through SQLite) and wakes its dispatcher when it moved, so events written by
+ * `svc import`, `svc sync` or another worker are sent within about 100 ms, not at the next
+ * one-second tick. Its own commits move the counter too: a spare wake-up costs one claim query.
+ */
+export function createSqliteOutboxRelay(
+  database: Pick<Database, "changeCounter">,
+  pollMs = sqliteChangePollMs,
+): OutboxRelay {
+  return {
+    publish() {},
+    async listen(onNotice) {
+      const counter = database.changeCounter;
+      if (!counter) return async () => undefined;
+      let last = counter();
+      const poll = setInterval(() => {
+        let now: number;
+        try {
+          now = counter();
+        } catch {
+          clearInterval(poll); // the database was closed
+          return;
+        }
+        if (now === last) return;
+        last = now;
+        onNotice();
+      }, pollMs);
+      poll.unref();
+      return async () => clearInterval(poll);
+    },
+  };
+}

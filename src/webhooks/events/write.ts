@@ -1,0 +1,137 @@
+// Writing events (transactional outbox, DESIGN.md): the event row with its canonical body and
+// one delivery row per eligible endpoint are written with the caller's transaction, so data
+// and the events describing it commit together or not at all.
+import { and, asc, eq, inArray, isNotNull } from "drizzle-orm";
+import type { Clock } from "../../core/clock.ts";
+import { newId } from "../../core/ids.ts";
+import { chunks } from "../../db/chunks.ts";
+import type { EventType, NewRow } from "../../db/schema.ts";
+import type { Db } from "../../db/store.ts";
+import { canonicalJson } from "./canonical-json.ts";
+import { endpointWants } from "./event-filter.ts";
+import {
+  type AccountEventType,
+  type EventData,
+  type EventEnvelope,
+  eventDataSchemas,
+} from "./types.ts";
+
+export interface BuiltEvent<T extends EventType> {
+  envelope: EventEnvelope<T>;
+  /** The exact bytes that are stored, signed and sent. */
+  body: string;
+}
+
+/** Validates `data` against the spec's table for `type` and serialises the envelope canonically. */
+export function buildEvent<T extends EventType>(
+  type: T,
+  data: EventData<T>,
+  createdAt: Date,
+  id: string = newId(),
+): BuiltEvent<T> {
+  const parsed = eventDataSchemas[type].safeParse(data);
+  if (!parsed.success) {
+    throw new TypeError(
+      `event ${type}: data does not match the spec: ${parsed.error.issues[0]?.message}`,
+    );
+  }
+  const envelope = {
+    id,
+    type,
+    created_at: createdAt.toISOString(),
+    api_version: "v1",
+    data: parsed.data,
+  } as EventEnvelope<T>;
+  return { envelope, body: canonicalJson(envelope) };
+}
+
+export interface RecordedEvent {
+  eventId: string;
+  body: string;
+  deliveryIds: string[];
+}
+
+export interface AccountEventInput<T extends AccountEventType = AccountEventType> {
+  serviceAccountId: string;
+  type: T;
+  data: EventData<T>;
+}
+
+/**
+ * Records account events inside the caller's transaction and queues one delivery per endpoint
+ * of the account that is active and verified (spec 3) and whose event-type filter lets the
+ * type through. Endpoints that are paused, disabled or
+ * unverified get nothing, now or later (spec 6). After the transaction commits, call
+ * `outbox.notify()` so the dispatcher sends at once. One query for the endpoints of each account
+ * and one insert for all events and one for all deliveries: a sync raising several events costs
+ * three statements, not three per event.
+ */
+export async function recordAccountEvents(
+  tx: Db,
+  clock: Clock,
+  inputs: AccountEventInput[],
+): Promise<RecordedEvent[]> {
+  if (inputs.length === 0) return [];
+  const { events, deliveries, webhookEndpoints } = tx.t;
+  const now = clock.now();
+  const accountIds = [...new Set(inputs.map((input) => input.serviceAccountId))];
+  const endpoints = await tx
+    .select({
+      id: webhookEndpoints.id,
+      serviceAccountId: webhookEndpoints.serviceAccountId,
+      eventTypes: webhookEndpoints.eventTypes,
+    })
+    .from(webhookEndpoints)
+    .where(
+      and(
+        inArray(webhookEndpoints.serviceAccountId, accountIds),
+        eq(webhookEndpoints.status, "active"),
+        isNotNull(webhookEndpoints.verifiedAt),
+      ),
+    )
+    .orderBy(asc(webhookEndpoints.id));
+  const eventRows: NewRow<"events">[] = [];
+  const deliveryRows: NewRow<"deliveries">[] = [];
+  const recorded = inputs.map((input) => {
+    const { envelope, body } = buildEvent(input.type, input.data, now);
+    eventRows.push({
+      id: envelope.id,
+      serviceAccountId: input.serviceAccountId,
+      type: input.type,
+      body,
+      createdAt: now,
+    });
+    const deliveryIds: string[] = [];
+    for (const endpoint of endpoints) {
+      if (endpoint.serviceAccountId !== input.serviceAccountId) continue;
+      // The endpoint's event-type filter; null = all account event types.
+      if (!endpointWants(endpoint.eventTypes, input.type)) continue;
+      const id = newId();
+      deliveryIds.push(id);
+      deliveryRows.push({
+        id,
+        eventId: envelope.id,
+        endpointId: endpoint.id,
+        kind: "event",
+        status: "pending",
+        attemptCount: 0,
+        nextAttemptAt: now,
+        createdAt: now,
+      });
+    }
+    return { eventId: envelope.id, body, deliveryIds };
+  });
+  for (const part of chunks(eventRows)) await tx.insert(events).values(part);
+  for (const part of chunks(deliveryRows)) await tx.insert(deliveries).values(part);
+  return recorded;
+}
+
+/** One account event; see recordAccountEvents. */
+export async function recordAccountEvent<T extends AccountEventType>(
+  tx: Db,
+  clock: Clock,
+  input: AccountEventInput<T>,
+): Promise<RecordedEvent> {
+  const [recorded] = await recordAccountEvents(tx, clock, [input as AccountEventInput]);
+  return recorded as RecordedEvent;
+}
