@@ -125,10 +125,15 @@ export const refuseNamelessQueryParameters: MiddlewareHandler = async (c, next) 
   // A name is empty exactly when a non-empty `&`-separated part starts with `=` (the URL
   // standard's query parsing); a test of the raw text spares parsing every query a second time.
   const query = c.req.url.indexOf("?");
-  if (query >= 0 && namelessParameter.test(c.req.url.slice(query + 1))) {
+  if (query >= 0 && hasNamelessQueryParameter(c.req.url.slice(query + 1))) {
     throw new ApiError("invalid_request", 'Unknown query parameter "".');
   }
   await next();
 };
 
 const namelessParameter = /(?:^|&)=/;
+
+/** Whether a raw query string (after `?`) has a parameter without a name. */
+export function hasNamelessQueryParameter(query: string): boolean {
+  return namelessParameter.test(query);
+}

@@ -8,11 +8,11 @@ import { notFoundHandler } from "../http/error-handler.ts";
 import type { RequestIds } from "../http/request-id.ts";
 import { createKeyAuthenticator } from "../keys/authenticate.ts";
 import type { Services } from "../server/services.ts";
-import { registerAccountRoutes } from "./accounts/route.ts";
+import { accountReadRoutes } from "./accounts/route.ts";
 import { createBankReads } from "./bank-reads.ts";
-import { registerConnectionRoutes } from "./connections/route.ts";
+import { connectionReadRoutes } from "./connections/route.ts";
 import { createEventReads } from "./events/read.ts";
-import { registerEventRoutes } from "./events/route.ts";
+import { eventReadRoutes, registerEventStreamRoute } from "./events/route.ts";
 import { createEventStreams, type EventStreamOptions } from "./events/stream.ts";
 import { sharedStreamSlots } from "./events/stream-slots.ts";
 import { type CachedAnswerLane, createCachedAnswerLane } from "./middleware/answer-lane.ts";
@@ -22,6 +22,7 @@ import {
   apiAuthMiddleware,
   type CheckedAccess,
   checkApiAccess,
+  type DecidedLimits,
 } from "./middleware/auth.ts";
 import {
   entityTagMiddleware,
@@ -32,12 +33,14 @@ import {
 } from "./middleware/etag.ts";
 import { createSharedRateLimiter } from "./middleware/shared-rate-limit.ts";
 import { refuseNamelessQueryParameters, validationHook } from "./params.ts";
+import { createReadLane } from "./read-lane.ts";
+import { registerRead } from "./read-route.ts";
 import { createDocsPage, type DocsPage } from "./reference/docs-page.ts";
 import { buildOpenApiDocument, type OpenApiDocument } from "./reference/openapi.ts";
 import { type ScalarBundle, scalarBundle } from "./reference/scalar-bundle.ts";
 import { createTransactionChangeReads } from "./transaction-changes/read.ts";
-import { registerTransactionChangeRoutes } from "./transaction-changes/route.ts";
-import { registerTransactionRoutes } from "./transactions/route.ts";
+import { transactionChangeReadRoutes } from "./transaction-changes/route.ts";
+import { transactionReadRoutes } from "./transactions/route.ts";
 
 /** Every resource lives under one of these; each one's whole subtree requires a key. */
 const resourcePrefixes = ["/accounts", "/connections", "/events"] as const;
@@ -52,8 +55,13 @@ const answerCacheLimits = { maxEntries: 512, maxBytes: 32 * 1024 * 1024 };
 
 export interface V1 {
   app: Hono;
-  /** Answers a request from the remembered answers, or returns undefined (see api/middleware/answer-lane.ts). */
+  /**
+   * Answers a /v1 read from the remembered answers or through the read lane (read-lane.ts), or
+   * returns undefined for the router (see api/middleware/answer-lane.ts).
+   */
   serveCached: CachedAnswerLane;
+  /** Whether `response` was a remembered answer. */
+  fromCache(response: Response): boolean;
   /** Ends every open event stream and refuses new ones (server shutdown). */
   closeStreams(): void;
   /** Gives back the read-API allowance this process holds unused (server shutdown). */
@@ -76,6 +84,7 @@ export function createV1App(
     onTouchError: (error) => log.warn("recording when an API key was last used failed", { error }),
   });
   const checked: CheckedAccess = new WeakMap();
+  const decided: DecidedLimits = new WeakMap();
   // Per account, held across every process on the database (shared-rate-limit.ts).
   const rateLimiter =
     config.apiRateLimitPerMinute > 0
@@ -90,7 +99,7 @@ export function createV1App(
         )
       : undefined;
   const answers = createAnswerCache(answerCacheLimits);
-  const auth = apiAuthMiddleware({ authenticator, rateLimiter, checked });
+  const auth = apiAuthMiddleware({ authenticator, rateLimiter, checked, decided });
   const remember = rememberAnswersMiddleware({ answers, clock });
   // After `remember`, so the answers it keeps carry their tag and a 304 is never kept.
   const tag = entityTagMiddleware();
@@ -100,14 +109,20 @@ export function createV1App(
     resources.use(`${prefix}/*`, auth, refuseNamelessQueryParameters, ...remembered, tag);
   }
   const reads = createBankReads(db);
-  registerAccountRoutes(resources, reads);
-  registerTransactionChangeRoutes(resources, createTransactionChangeReads(db, reads), {
-    clock,
-    retentionDays: config.retentionDays,
-  });
-  registerTransactionRoutes(resources, reads, clock);
-  registerConnectionRoutes(resources, reads);
   const eventReads = createEventReads(db);
+  const events = eventReadRoutes(eventReads);
+  // Every GET read of the resources, answered by the router and by the read lane alike.
+  const readRoutes = [
+    ...accountReadRoutes(reads),
+    ...transactionChangeReadRoutes(createTransactionChangeReads(db, reads), {
+      clock,
+      retentionDays: config.retentionDays,
+    }),
+    ...transactionReadRoutes(reads, clock),
+    ...connectionReadRoutes(reads),
+    events.list,
+    events.get,
+  ];
   const streams = createEventStreams({
     reads: eventReads,
     outbox: services.outbox,
@@ -129,7 +144,11 @@ export function createV1App(
       : {}),
     ...(deps.eventStreams ? { options: deps.eventStreams } : {}),
   });
-  registerEventRoutes(resources, eventReads, streams);
+  // In the reference's order; the stream before /events/{event_id}, which would take "stream".
+  for (const route of readRoutes) {
+    registerRead(resources, route);
+    if (route === events.list) registerEventStreamRoute(resources, streams);
+  }
 
   // The OpenAPI document is built on its first use (/openapi.json or /docs), not at start:
   // generating it from the routes' schemas was the largest single cost of starting the service.
@@ -203,6 +222,7 @@ export function createV1App(
     });
   });
   app.route("/", resources);
+  const served = new WeakSet<Response>();
   const serveCached = createCachedAnswerLane({
     answers,
     checked,
@@ -212,10 +232,23 @@ export function createV1App(
     requestIds: deps.requestIds,
     log: services.log,
     metrics: services.metrics,
+    served,
+    fresh: createReadLane({
+      prefix: "/v1",
+      routes: readRoutes,
+      answers,
+      rememberedPrefixes,
+      rateLimiter,
+      decided,
+      requestIds: deps.requestIds,
+      log: services.log,
+      metrics: services.metrics,
+    }),
   });
   return {
     app,
     serveCached,
+    fromCache: (response) => served.has(response),
     closeStreams: () => streams.closeAll(),
     giveBackAllowance: async () => rateLimiter?.close(),
   };

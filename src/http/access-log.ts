@@ -68,22 +68,16 @@ export function createRequestRecorder(
 /** Kinds of request whose recorders the access log keeps at most (routes x statuses x keys). */
 const maxKeptRecorders = 1_024;
 
-export function accessLogMiddleware(log: Logger, metrics: Metrics): MiddlewareHandler {
-  // The recorder of each kind of request (method, route, status, key or user), prepared once:
-  // preparing a line's fixed part and its metric labels cost more than writing the line.
+/**
+ * The recorder of each kind of request (method, route, status, key or user), prepared once:
+ * preparing a line's fixed part and its metric labels cost more than writing the line.
+ */
+export function createRequestRecorders(
+  log: Logger,
+  metrics: Metrics,
+): (kind: RequestKind) => RequestRecorder {
   const recorders = new Map<string, RequestRecorder>();
-  return async (c, next) => {
-    const started = performance.now();
-    await next();
-    const principal = c.get("principal" as never) as { keyId?: string } | undefined;
-    const portalUser = c.get("portalUser" as never) as { userId?: string } | undefined;
-    const kind: RequestKind = {
-      method: c.req.method,
-      route: routePattern(c),
-      status: c.res.status,
-      keyId: principal?.keyId,
-      userId: portalUser?.userId,
-    };
+  return (kind) => {
     const kindKey = `${kind.method} ${kind.route} ${kind.status} ${kind.keyId ?? ""} ${kind.userId ?? ""}`;
     let recorder = recorders.get(kindKey);
     if (!recorder) {
@@ -91,6 +85,23 @@ export function accessLogMiddleware(log: Logger, metrics: Metrics): MiddlewareHa
       recorder = createRequestRecorder(log, metrics, kind);
       recorders.set(kindKey, recorder);
     }
-    recorder(performance.now() - started, c.get("requestId"));
+    return recorder;
+  };
+}
+
+export function accessLogMiddleware(log: Logger, metrics: Metrics): MiddlewareHandler {
+  const recorderFor = createRequestRecorders(log, metrics);
+  return async (c, next) => {
+    const started = performance.now();
+    await next();
+    const principal = c.get("principal" as never) as { keyId?: string } | undefined;
+    const portalUser = c.get("portalUser" as never) as { userId?: string } | undefined;
+    recorderFor({
+      method: c.req.method,
+      route: routePattern(c),
+      status: c.res.status,
+      keyId: principal?.keyId,
+      userId: portalUser?.userId,
+    })(performance.now() - started, c.get("requestId"));
   };
 }

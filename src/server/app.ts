@@ -40,7 +40,10 @@ export interface AppOptions {
 
 export interface HttpApp {
   app: Hono;
-  /** What the listener calls: remembered /v1 answers first (api/middleware/answer-lane.ts), then the app. */
+  /**
+   * What the listener calls: remembered /v1 answers first (api/middleware/answer-lane.ts), then /v1 reads
+   * (api/read-lane.ts), then the app.
+   */
   /** `server` is Bun's, passed on to Hono (getConnInfo reads the peer address from it). */
   fetch(request: Request, server?: unknown): Response | Promise<Response>;
   /** Whether `response` was a remembered answer (served before the router), for diagnostics. */
@@ -80,7 +83,6 @@ export function createHttpApp(services: Services, options: AppOptions = {}): Htt
   app.route("/operator", createOperatorApi(services));
   app.route("/v1", v1.app);
   app.route("/", connectCallbackRoutes(services));
-  const remembered = new WeakSet<Response>();
   return {
     app,
     fetch: (incoming, server) => {
@@ -88,17 +90,10 @@ export function createHttpApp(services: Services, options: AppOptions = {}): Htt
       const cached = v1.serveCached(request);
       // Only the router needs the peer (remembered answers never ask for it).
       if (cached === undefined) return app.fetch(request, peerOfArrival(server, incoming));
-      if (cached instanceof Response) {
-        remembered.add(cached);
-        return cached;
-      }
-      return cached.then((answer) => {
-        if (!answer) return app.fetch(request, peerOfArrival(server, incoming));
-        remembered.add(answer);
-        return answer;
-      });
+      if (cached instanceof Response) return cached;
+      return cached.then((answer) => answer ?? app.fetch(request, peerOfArrival(server, incoming)));
     },
-    fromCache: (response) => remembered.has(response),
+    fromCache: (response) => v1.fromCache(response),
     closeStreams: () => v1.closeStreams(),
     giveBackAllowance: () => v1.giveBackAllowance(),
   };

@@ -176,6 +176,18 @@ describe("GET /v1/events", () => {
   });
 });
 
+describe("GET /v1/events writes stored bytes", () => {
+  test("the page is the stored envelopes byte for byte: the same text as serialising them parsed", async () => {
+    await raise(alice, 2);
+    const response = await api.get("/v1/events?limit=3", alice.key);
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    const listed = JSON.parse(text) as { data: unknown[]; next_cursor: string | null };
+    expect(listed.data.length).toBe(3);
+    expect(text).toBe(JSON.stringify(listed));
+  });
+});
+
 describe("GET /v1/events/{event_id}", () => {
   test("answers the exact envelope of the account's event", async () => {
     const response = await api.get(`/v1/events/${status.eventId}`, alice.key);

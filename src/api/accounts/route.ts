@@ -1,9 +1,9 @@
 // GET /v1/accounts, /v1/accounts/{account_id}, /v1/accounts/{account_id}/balance.
-import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import type { BankReads } from "../bank-reads.ts";
-import type { ApiEnv } from "../middleware/auth.ts";
 import { idPageBody, idPageRequest } from "../pagination.ts";
 import { accountPathParams, noQuery, pageQuery } from "../params.ts";
+import { readRoute } from "../read-route.ts";
 import { conditionalReadHeaders, itemResponses, listResponses } from "../responses.ts";
 
 import { accountListSchema, accountSchema, balanceSchema } from "../schemas.ts";
@@ -43,21 +43,21 @@ const balanceRoute = createRoute({
   responses: itemResponses(balanceSchema, "The latest balance."),
 });
 
-export function registerAccountRoutes(app: OpenAPIHono<ApiEnv>, reads: BankReads): void {
-  app.openapi(listRoute, async (c) => {
-    const owner = c.get("principal").serviceAccountId;
-    const page = await reads.listAccounts(owner, idPageRequest("accounts", c.req.valid("query")));
-    return c.json(
-      idPageBody("accounts", page, (a) => a.account_id),
-      200,
-    );
-  });
-  app.openapi(getRoute, async (c) => {
-    const owner = c.get("principal").serviceAccountId;
-    return c.json(await reads.getAccount(owner, c.req.valid("param").account_id), 200);
-  });
-  app.openapi(balanceRoute, async (c) => {
-    const owner = c.get("principal").serviceAccountId;
-    return c.json(await reads.getBalance(owner, c.req.valid("param").account_id), 200);
-  });
+/** The accounts' reads, answered by the router and by the read lane (read-route.ts). */
+export function accountReadRoutes(reads: BankReads) {
+  return [
+    readRoute(listRoute, async ({ principal, query }) => {
+      const page = await reads.listAccounts(
+        principal.serviceAccountId,
+        idPageRequest("accounts", query),
+      );
+      return { body: JSON.stringify(idPageBody("accounts", page, (a) => a.account_id)) };
+    }),
+    readRoute(getRoute, async ({ principal, param }) => ({
+      body: JSON.stringify(await reads.getAccount(principal.serviceAccountId, param.account_id)),
+    })),
+    readRoute(balanceRoute, async ({ principal, param }) => ({
+      body: JSON.stringify(await reads.getBalance(principal.serviceAccountId, param.account_id)),
+    })),
+  ];
 }

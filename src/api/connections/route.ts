@@ -1,9 +1,9 @@
 // GET /v1/connections and /v1/connections/{connection_id}.
-import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import type { BankReads } from "../bank-reads.ts";
-import type { ApiEnv } from "../middleware/auth.ts";
 import { idPageBody, idPageRequest } from "../pagination.ts";
 import { connectionPathParams, noQuery, pageQuery } from "../params.ts";
+import { readRoute } from "../read-route.ts";
 import { conditionalReadHeaders, itemResponses, listResponses } from "../responses.ts";
 
 import { connectionListSchema, connectionSchema } from "../schemas.ts";
@@ -32,20 +32,20 @@ const getRoute = createRoute({
   responses: itemResponses(connectionSchema, "The connection."),
 });
 
-export function registerConnectionRoutes(app: OpenAPIHono<ApiEnv>, reads: BankReads): void {
-  app.openapi(listRoute, async (c) => {
-    const owner = c.get("principal").serviceAccountId;
-    const page = await reads.listConnections(
-      owner,
-      idPageRequest("connections", c.req.valid("query")),
-    );
-    return c.json(
-      idPageBody("connections", page, (row) => row.connection_id),
-      200,
-    );
-  });
-  app.openapi(getRoute, async (c) => {
-    const owner = c.get("principal").serviceAccountId;
-    return c.json(await reads.getConnection(owner, c.req.valid("param").connection_id), 200);
-  });
+/** The connections' reads, answered by the router and by the read lane (read-route.ts). */
+export function connectionReadRoutes(reads: BankReads) {
+  return [
+    readRoute(listRoute, async ({ principal, query }) => {
+      const page = await reads.listConnections(
+        principal.serviceAccountId,
+        idPageRequest("connections", query),
+      );
+      return { body: JSON.stringify(idPageBody("connections", page, (row) => row.connection_id)) };
+    }),
+    readRoute(getRoute, async ({ principal, param }) => ({
+      body: JSON.stringify(
+        await reads.getConnection(principal.serviceAccountId, param.connection_id),
+      ),
+    })),
+  ];
 }

@@ -1,8 +1,8 @@
 // GET /v1/events, /v1/events/stream and /v1/events/{event_id}.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import type { EventEnvelope } from "../../webhooks/events/types.ts";
 import type { ApiEnv } from "../middleware/auth.ts";
 import { noQuery } from "../params.ts";
+import { readRoute } from "../read-route.ts";
 import {
   authErrorResponses,
   conditionalReadHeaders,
@@ -84,24 +84,32 @@ const getRoute = createRoute({
   responses: itemResponses(eventSchema, "The event envelope."),
 });
 
-/** The stored canonical body as JSON; serialised again it gives the same bytes. */
-const envelopeOf = (event: StoredEvent) => JSON.parse(event.body) as EventEnvelope;
+/**
+ * The events' stored canonical bodies, written as they are: parsed and serialised again they give
+ * the same bytes (canonical-json.ts writes what JSON.stringify writes), so neither is done.
+ */
+const joinedBodies = (events: readonly StoredEvent[]) =>
+  events.map((event) => event.body).join(",");
 
-export function registerEventRoutes(
-  app: OpenAPIHono<ApiEnv>,
-  reads: EventReads,
-  streams: EventStreams,
-): void {
-  app.openapi(listRoute, async (c) => {
-    const owner = c.get("principal").serviceAccountId;
-    const request = resolveEventsQuery(c.req.valid("query"));
-    const page = await reads.listEvents(owner, request);
-    return c.json(
-      { data: page.data.map(envelopeOf), next_cursor: nextEventsCursor(request, page) },
-      200,
-    );
-  });
-  // Before /events/{event_id}, which would otherwise take "stream" for an id.
+/** The events' reads (not the stream), answered by the router and by the read lane (read-route.ts). */
+export function eventReadRoutes(reads: EventReads) {
+  return {
+    list: readRoute(listRoute, async ({ principal, query }) => {
+      const request = resolveEventsQuery(query);
+      const page = await reads.listEvents(principal.serviceAccountId, request);
+      const cursor = nextEventsCursor(request, page);
+      return {
+        body: `{"data":[${joinedBodies(page.data)}],"next_cursor":${JSON.stringify(cursor)}}`,
+      };
+    }),
+    get: readRoute(getRoute, async ({ principal, param }) => ({
+      body: (await reads.getEvent(principal.serviceAccountId, param.event_id)).body,
+    })),
+  };
+}
+
+/** The event stream (before /events/{event_id}, which would otherwise take "stream" for an id). */
+export function registerEventStreamRoute(app: OpenAPIHono<ApiEnv>, streams: EventStreams): void {
   app.openapi(streamRoute, async (c) => {
     const query = c.req.valid("query");
     const lastEventId =
@@ -112,9 +120,5 @@ export function registerEventRoutes(
       lastEventId,
       authorization: c.req.header("authorization"),
     }) as never;
-  });
-  app.openapi(getRoute, async (c) => {
-    const owner = c.get("principal").serviceAccountId;
-    return c.json(envelopeOf(await reads.getEvent(owner, c.req.valid("param").event_id)), 200);
   });
 }

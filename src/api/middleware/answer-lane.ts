@@ -11,6 +11,7 @@ import type { RequestIds } from "../../http/request-id.ts";
 import type { KeyAuthenticator } from "../../keys/authenticate.ts";
 import type { Logger } from "../../log/log.ts";
 import type { Metrics } from "../../metrics/metrics.ts";
+import type { ReadLane } from "../read-lane.ts";
 import type { AnswerCache, CachedAnswer } from "./answer-store.ts";
 import { type ApiAccess, type CheckedAccess, checkApiAccess } from "./auth.ts";
 import { ifNoneMatchMatches } from "./etag.ts";
@@ -39,6 +40,10 @@ export function createCachedAnswerLane(deps: {
   requestIds: RequestIds;
   log: Logger;
   metrics: Metrics;
+  /** Where a request with no remembered answer goes before the router (read-lane.ts). */
+  fresh?: ReadLane;
+  /** Every answer given from the remembered answers is added here (for diagnostics and tests). */
+  served?: WeakSet<Response>;
 }): CachedAnswerLane {
   // The access-log and metrics recorder of each answer, key and status (200 or 304), prepared on
   // first use.
@@ -72,7 +77,7 @@ export function createCachedAnswerLane(deps: {
     const remembered = deps.answers.get(principal, request.url, now);
     if (remembered === undefined) {
       deps.checked.set(request, access);
-      return undefined;
+      return deps.fresh?.(request, principal, now, started);
     }
     if (!deps.rateLimiter) return respond(request, access, remembered, undefined, started);
     // In memory while the process holds allowance for the account (shared-rate-limit.ts).
@@ -106,6 +111,7 @@ export function createCachedAnswerLane(deps: {
       principal.keyId,
       response.status,
     )(performance.now() - started, requestId);
+    deps.served?.add(response);
     return response;
   };
   return (request) => {

@@ -91,24 +91,38 @@ export function rememberAnswersMiddleware(deps: {
     // An answer that depends on more than the account's data generation (the change feed).
     if (c.get("unremembered")) return;
     if (!deps.answers.askedBefore(c.get("principal"), c.req.url, startedAt)) return;
-    const headers = new Headers();
-    c.res.headers.forEach((value, name) => {
-      if (!ownHeaderSpelling.has(name)) headers.set(name, value);
-    });
-    for (const name of ownHeaderSpelling.values()) {
-      const value = c.res.headers.get(name);
-      if (value !== null) headers.set(name, value);
-    }
-    const etag = c.res.headers.get(etagHeader);
     // Only tagged answers (entityTagMiddleware runs after this one) are remembered.
-    if (etag === null) return;
+    if (c.res.headers.get(etagHeader) === null) return;
     const body = await c.res.clone().blob();
-    deps.answers.set(c.get("principal"), c.req.url, startedAt, {
-      template: new Response(body, { status: 200, headers }),
-      size: body.size,
-      route: routePattern(c),
-      etag,
-      notModified: notModifiedResponse(headers),
-    });
+    const answer = cachedAnswerOf(c.res.headers, body, routePattern(c));
+    if (answer) deps.answers.set(c.get("principal"), c.req.url, startedAt, answer);
+  };
+}
+
+/**
+ * What is remembered of a 200 answer with these headers and body, or undefined when it carries
+ * no entity tag (the router's and the read lane's answers alike).
+ */
+export function cachedAnswerOf(
+  okHeaders: Headers,
+  body: Blob,
+  route: string,
+): CachedAnswer | undefined {
+  const etag = okHeaders.get(etagHeader);
+  if (etag === null) return undefined;
+  const headers = new Headers();
+  okHeaders.forEach((value, name) => {
+    if (!ownHeaderSpelling.has(name)) headers.set(name, value);
+  });
+  for (const name of ownHeaderSpelling.values()) {
+    const value = okHeaders.get(name);
+    if (value !== null) headers.set(name, value);
+  }
+  return {
+    template: new Response(body, { status: 200, headers }),
+    size: body.size,
+    route,
+    etag,
+    notModified: notModifiedResponse(headers),
   };
 }

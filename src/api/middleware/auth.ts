@@ -47,6 +47,12 @@ export type ApiAccess = { ok: true; principal: Principal } | { ok: false; error:
 export type CheckedAccess = WeakMap<Request, ApiAccess>;
 
 /**
+ * Rate-limit decisions already counted for a request (by the read lane, before a read that
+ * failed), so the router answering it does not count it a second time.
+ */
+export type DecidedLimits = WeakMap<Request, RateLimitDecision>;
+
+/**
  * The key and account checks of one request, from its Authorization header (undefined or null
  * when absent), in the order above. Shared by the middleware and the cached-answer lane.
  * Synchronous when the key check is (a remembered key row), so the lane can answer without a
@@ -98,12 +104,13 @@ export function rateLimitedError(limit: RateLimitDecision): ApiError {
 }
 
 /** Bank data and errors about keys: never stored by shared caches or the browser. */
-const apiCacheControl = "no-store";
+export const apiCacheControl = "no-store";
 
 export function apiAuthMiddleware(deps: {
   authenticator: KeyAuthenticator;
   rateLimiter: AccountRateLimiter | undefined;
   checked?: CheckedAccess;
+  decided?: DecidedLimits;
 }): MiddlewareHandler<ApiEnv> {
   return async (c, next) => {
     c.header("Cache-Control", apiCacheControl);
@@ -112,7 +119,9 @@ export function apiAuthMiddleware(deps: {
       (await checkApiAccess(deps.authenticator, c.req.header("authorization")));
     if (!access.ok) throw access.error;
     if (deps.rateLimiter) {
-      const limit = await deps.rateLimiter.consume(access.principal.serviceAccountId);
+      const limit =
+        deps.decided?.get(c.req.raw) ??
+        (await deps.rateLimiter.consume(access.principal.serviceAccountId));
       if (!limit.allowed) throw rateLimitedError(limit);
       for (const [name, value] of Object.entries(rateLimitHeaders(limit))) c.header(name, value);
     }

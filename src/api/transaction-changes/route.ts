@@ -1,9 +1,9 @@
 // GET /v1/accounts/{account_id}/transactions/changes: what changed in an account's transactions
 // since a cursor (reads/transaction-changes.ts), so a receiver keeps an exact copy.
-import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import type { Clock } from "../../core/clock.ts";
-import type { ApiEnv } from "../middleware/auth.ts";
 import { accountPathParams, defaultPageLimit, pageQuery } from "../params.ts";
+import { readRoute } from "../read-route.ts";
 import {
   authErrorResponses,
   changesRequestResponse,
@@ -33,26 +33,34 @@ function changesRoute(retentionDays: number) {
   });
 }
 
-export function registerTransactionChangeRoutes(
-  app: OpenAPIHono<ApiEnv>,
+/** The change feed's read, answered by the router and by the read lane (read-route.ts). */
+export function transactionChangeReadRoutes(
   reads: TransactionChangeReads,
   deps: { clock: Clock; retentionDays: number },
-): void {
-  app.openapi(changesRoute(deps.retentionDays), async (c) => {
-    const owner = c.get("principal").serviceAccountId;
-    const accountId = c.req.valid("param").account_id;
-    const query = c.req.valid("query");
-    const now = deps.clock.now();
-    const from =
-      query.cursor !== undefined
-        ? decodeChangesCursor(query.cursor, accountId, now, deps.retentionDays)
-        : await reads.feedStart(accountId);
-    const page = await reads.readChanges(owner, accountId, from, query.limit ?? defaultPageLimit);
-    const removed = page.removed.map((id) => `{"transaction_id":${JSON.stringify(id)}}`).join(",");
-    const cursor = encodeChangesCursor(accountId, page.next, now);
-    const body = `{"added":[${page.added}],"modified":[${page.modified}],"removed":[${removed}],"next_cursor":${JSON.stringify(cursor)},"has_more":${page.hasMore}}`;
-    // The answer moves with time (a cursor expires): never remembered.
-    c.set("unremembered", true);
-    return c.body(body, 200, { "Content-Type": "application/json" }) as never;
-  });
+) {
+  return [
+    readRoute(changesRoute(deps.retentionDays), async ({ principal, param, query }) => {
+      const accountId = param.account_id;
+      const now = deps.clock.now();
+      const from =
+        query.cursor !== undefined
+          ? decodeChangesCursor(query.cursor, accountId, now, deps.retentionDays)
+          : await reads.feedStart(accountId);
+      const page = await reads.readChanges(
+        principal.serviceAccountId,
+        accountId,
+        from,
+        query.limit ?? defaultPageLimit,
+      );
+      const removed = page.removed
+        .map((id) => `{"transaction_id":${JSON.stringify(id)}}`)
+        .join(",");
+      const cursor = encodeChangesCursor(accountId, page.next, now);
+      // The answer moves with time (a cursor expires): never remembered.
+      return {
+        body: `{"added":[${page.added}],"modified":[${page.modified}],"removed":[${removed}],"next_cursor":${JSON.stringify(cursor)},"has_more":${page.hasMore}}`,
+        unremembered: true,
+      };
+    }),
+  ];
 }

@@ -1,10 +1,9 @@
 // GET /v1/accounts/{account_id}/transactions: a booking-date window, newest first, keyset pages.
-import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import type { Clock } from "../../core/clock.ts";
 import type { BankReads } from "../bank-reads.ts";
-import type { ApiEnv } from "../middleware/auth.ts";
-import { entityTagOf, etagHeader } from "../middleware/etag.ts";
 import { accountPathParams, transactionsQuery } from "../params.ts";
+import { readRoute } from "../read-route.ts";
 import { conditionalReadHeaders, itemResponses } from "../responses.ts";
 import { transactionListSchema } from "../schemas.ts";
 import { defaultWindowDays, maxWindowDays } from "./date-window.ts";
@@ -21,23 +20,18 @@ const listRoute = createRoute({
   responses: itemResponses(transactionListSchema, "A page of transactions."),
 });
 
-export function registerTransactionRoutes(
-  app: OpenAPIHono<ApiEnv>,
-  reads: BankReads,
-  clock: Clock,
-): void {
-  app.openapi(listRoute, async (c) => {
-    const owner = c.get("principal").serviceAccountId;
-    const accountId = c.req.valid("param").account_id;
-    const query = resolveTransactionQuery(c.req.valid("query"), accountId, clock.now());
-    const page = await reads.listTransactions(owner, accountId, query);
-    // The rows' stored JSON, written as they are (the shape of transactionListSchema).
-    const cursor = nextTransactionCursor(accountId, query, page);
-    const body = `{"data":[${page.json}],"next_cursor":${cursor === null ? "null" : JSON.stringify(cursor)}}`;
-    // Tagged here from the text, so entityTagMiddleware need not read the body back.
-    return c.body(body, 200, {
-      "Content-Type": "application/json",
-      [etagHeader]: entityTagOf(body),
-    }) as never;
-  });
+/** The list's read, answered by the router and by the read lane (read-route.ts). */
+export function transactionReadRoutes(reads: BankReads, clock: Clock) {
+  return [
+    readRoute(listRoute, async ({ principal, param, query }) => {
+      const accountId = param.account_id;
+      const resolved = resolveTransactionQuery(query, accountId, clock.now());
+      const page = await reads.listTransactions(principal.serviceAccountId, accountId, resolved);
+      // The rows' stored JSON, written as they are (the shape of transactionListSchema).
+      const cursor = nextTransactionCursor(accountId, resolved, page);
+      return {
+        body: `{"data":[${page.json}],"next_cursor":${cursor === null ? "null" : JSON.stringify(cursor)}}`,
+      };
+    }),
+  ];
 }
