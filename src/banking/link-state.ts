@@ -1,4 +1,4 @@
-// The callback's one-time `state` (DESIGN.md "Real bank providers"): stored only as its SHA-256, bound to
+// The callback's one-time `state`: stored only as its SHA-256, bound to
 // the account, its connection and its purpose (link or renew), used once, and it expires. It is
 // also bound to its starter (docs/decisions.md "Bank links are bound to the browser"): a link
 // started in the portal completes only for the browser holding its link cookie

@@ -86,7 +86,8 @@ export async function pruneHistory(
   await pruneTransactionChanges(db, new Date(cutoff.getTime() - changesPruneMarginMs));
   await pruneLimitCounters(db, new Date(now.getTime() - limitWindowRetentionMs));
   await pruneWindowLog(db, new Date(now.getTime() - limitWindowRetentionMs));
-  // Sessions past their 7 days or 12 idle hours can never be used again (DESIGN.md "Portal").
+  // Sessions past their 7 days or 12 idle hours can never be used again (docs/security.md "The
+  // portal").
   await pruneSessions(db, clock);
   const abandonedLinks = await pruneAbandonedLinks(db, clock);
   return { events: eventCount, syncRuns: runs, abandonedLinks, cutoff: cutoff.toISOString() };

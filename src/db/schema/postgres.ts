@@ -383,7 +383,7 @@ export const syncRuns = pgTable(
 
 /**
  * Webhook endpoints (spec 2, 3). The signing secret is derived from the master key and
- * secret_salt (DESIGN.md); only its SHA-256 is kept, so the database alone yields no secret.
+ * secret_salt (docs/security.md); only its SHA-256 is kept, so the database alone yields no secret.
  */
 export const webhookEndpoints = pgTable(
   "webhook_endpoints",
@@ -487,9 +487,9 @@ export const deliveries = pgTable(
 );
 
 /**
- * A recovery of an endpoint's failed deliveries (src/webhooks/delivery-log/recovery.ts): walks the account's
- * events of [since, until] in creation order from its cursor, a paced step at a time; at most
- * one runs per endpoint (the partial unique index).
+ * A recovery of an endpoint's failed deliveries (src/webhooks/delivery-log/recovery.ts): walks
+ * the account's events of [since, until] in creation order from its cursor, a paced step at a
+ * time; at most one runs per endpoint (the partial unique index).
  */
 export const endpointRecoveries = pgTable(
   "endpoint_recoveries",

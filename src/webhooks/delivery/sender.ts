@@ -1,7 +1,7 @@
 // One delivery attempt over HTTPS (spec 4 "Webhook delivery", "Requirements on a registered
-// endpoint"; DESIGN.md "Sender"). node:https rather than fetch, because under Bun fetch
-// silently ignores `localAddress` (the fixed source address receivers allow-list); node:https
-// does every property in one code path, each proven in test/webhooks/sender.test.ts:
+// endpoint"; docs/security.md "Webhooks: the SSRF guard"). node:https rather than fetch, because
+// under Bun fetch silently ignores `localAddress` (the fixed source address receivers allow-list);
+// node:https does every property in one code path, each proven in test/webhooks/sender.test.ts:
 // - resolve, check every address, connect to the checked address (host = IP: no second
 //   lookup, so DNS rebinding cannot reach inside), SNI and Host = the URL's host name; a
 //   checked answer is kept for its DNS TTL, then resolved and checked again (address-cache.ts);

@@ -1,5 +1,5 @@
 // Registering an endpoint and rotating its secret (spec 2, 3, 8). The signing secret is shown
-// once, here; afterwards only its salt and hash exist (DESIGN.md "Signing secrets").
+// once, here; afterwards only its salt and hash exist (docs/security.md).
 import { count, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Config } from "../../config/config.ts";
