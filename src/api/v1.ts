@@ -42,9 +42,9 @@ import { registerTransactionRoutes } from "./transactions/route.ts";
 /** Every resource lives under one of these; each one's whole subtree requires a key. */
 const resourcePrefixes = ["/accounts", "/connections", "/events"] as const;
 /**
- * Resources whose answers may be remembered (api/middleware/answer-store.ts): bank data only, whose changes move
- * the account's data generation. Events do not (a test send writes one without touching bank
- * data), and a stream is never a stored answer.
+ * Resources whose answers may be remembered (api/middleware/answer-store.ts): bank data only,
+ * whose changes move the account's data generation. Events do not (a test send writes one
+ * without touching bank data), and a stream is never a stored answer.
  */
 const rememberedPrefixes: readonly string[] = ["/accounts", "/connections"];
 /** Answers remembered at most: 512, and 32 MiB of bodies (a 100-row page is ~30 KB). */
@@ -52,7 +52,10 @@ const answerCacheLimits = { maxEntries: 512, maxBytes: 32 * 1024 * 1024 };
 
 export interface V1 {
   app: Hono;
-  /** Answers a request from the remembered answers, or returns undefined (see api/middleware/answer-lane.ts). */
+  /**
+   * Answers a request from the remembered answers, or returns undefined (see
+   * api/middleware/answer-lane.ts).
+   */
   serveCached: CachedAnswerLane;
   /** Ends every open event stream and refuses new ones (server shutdown). */
   closeStreams(): void;
@@ -76,7 +79,7 @@ export function createV1App(
     onTouchError: (error) => log.warn("recording when an API key was last used failed", { error }),
   });
   const checked: CheckedAccess = new WeakMap();
-  // Per account, held across every process on the database (shared-rate-limit.ts).
+  // Per account, held across every process on the database (middleware/shared-rate-limit.ts).
   const rateLimiter =
     config.apiRateLimitPerMinute > 0
       ? createSharedRateLimiter(

@@ -537,7 +537,7 @@ export const deliveryAttempts = sqliteTable(
      * The Svc-Webhook-Signature header this attempt sent, so the portal shows what went out
      * even after a rotation; null when no request left (DNS,
      * blocked address) and for webhook.verify, whose signature covers the unmasked code.
-     * Its timestamp is floor(started_at / 1000) s, as signing.ts sets it.
+     * Its timestamp is floor(started_at / 1000) s, as webhooks/delivery/signing.ts sets it.
      */
     signature: text("signature"),
   },

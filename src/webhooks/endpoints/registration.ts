@@ -40,7 +40,7 @@ const registerEndpointInput = z.object({
     .trim()
     .max(maxDescriptionLength, `description must be at most ${maxDescriptionLength} characters`)
     .optional(),
-  /** Account event types to receive; null or absent = all (see event-filter.ts). */
+  /** Account event types to receive; null or absent = all (see events/event-filter.ts). */
   eventTypes: z.array(z.string().max(100)).max(20).nullable().optional(),
 });
 export type RegisterEndpointInput = z.input<typeof registerEndpointInput>;
