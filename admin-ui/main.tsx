@@ -39,7 +39,7 @@ interface PageProps {
 }
 type PageOf = (props: PageProps) => JSX.Element;
 
-// Typed by the route tables: a route listed in portal/routes/import-routes.ts without a page here does not compile.
+// Typed by the route tables: a route listed in routes.ts without a page here does not compile.
 const ownerPages: Record<OwnerRoute, PageOf> = {
   "/overview": ({ me, onMeChanged }) => (
     <OverviewPage

@@ -1,4 +1,5 @@
-// An example Svc webhook receiver, following the spec's receiver rules (service-spec.md §4):
+// An example Svc webhook receiver, following the receiver rules (spec 4;
+// docs/contract.md "Verifying a delivery"):
 //  - verify the signature over the raw bytes and the timestamp (verify.ts);
 //  - record the event in a durable inbox keyed on its id, then answer 200 at once: a repeat
 //    (a retry, or a replay inside the 5 minutes) is answered 200 without acting;

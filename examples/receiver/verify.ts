@@ -1,4 +1,5 @@
-// Verifying a Svc webhook, exactly as the spec's receiver rules say (service-spec.md §4):
+// Verifying a Svc webhook, exactly as the receiver rules say (spec 4;
+// docs/contract.md "Verifying a delivery"):
 //  1. compute the signature over the raw request bytes (re-serialised JSON will not match);
 //  2. compare in constant time, checking the length first;
 //  3. reject a timestamp that is not all digits or is more than 300 seconds from now;

@@ -1,6 +1,6 @@
-// Who may use the read API (spec 3 "Entitlement", spec 7 errors, DESIGN.md "Auth order").
-// A pure rule over the account's operator-set fields, shared by the /v1 auth middleware and the
-// portal overview ("what an API call would get now, and why").
+// Who may use the read API (spec 3 "Entitlement", spec 7 errors; the order: docs/contract.md
+// "Errors"). A pure rule over the account's operator-set fields, shared by the /v1 auth middleware
+// and the portal overview ("what an API call would get now, and why").
 import type { AccountStatus, SubscriptionStatus } from "../db/schema.ts";
 
 /** The service-account fields that decide API access (a ServiceAccountView extends them). */
@@ -47,7 +47,7 @@ export function isEntitled(facts: Pick<AccessFacts, "status" | "subscriptionStat
 }
 
 /**
- * The decision for a request whose key is valid, checked in the order of DESIGN.md:
+ * The decision for a request whose key is valid, checked in this order (API guide, Errors):
  * disabled -> demo -> connect off -> not entitled. A refusal never revokes the key, so access
  * resumes by itself once the account is put right (spec 3).
  */

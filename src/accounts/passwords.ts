@@ -1,4 +1,5 @@
-// Portal passwords: argon2id through Bun.password (DESIGN.md "Portal").
+// Portal passwords: argon2id through Bun.password (docs/security.md "What is secret, and where it
+// lives").
 import { randomFromAlphabet } from "../crypto/tokens.ts";
 
 const minPasswordLength = 12;

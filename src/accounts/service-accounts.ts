@@ -1,4 +1,4 @@
-// Service accounts (tenants) and their users (DESIGN.md "Tenancy"). Operators set the
+// Service accounts (tenants) and their users (spec 2, 3). Operators set the
 // status, subscription and flags that decide entitlement (spec 3, 7).
 import { type AnyColumn, and, asc, eq, exists, or, sql } from "drizzle-orm";
 import { z } from "zod";

@@ -1,5 +1,6 @@
-// Portal sessions (DESIGN.md "Portal"): a random token in an HttpOnly SameSite=Strict cookie;
-// only its SHA-256 is stored. Sessions end after 12 idle hours or 7 days, whichever is first.
+// Portal sessions (docs/security.md "The portal"): a random token in an HttpOnly SameSite=Strict
+// cookie; only its SHA-256 is stored. Sessions end after 12 idle hours or 7 days, whichever is
+// first.
 import { and, eq, lt, ne, or } from "drizzle-orm";
 import type { Clock } from "../core/clock.ts";
 import { newId } from "../core/ids.ts";

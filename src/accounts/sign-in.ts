@@ -1,4 +1,4 @@
-// Portal sign-in with throttling (DESIGN.md "Portal": login throttled). Attempts are counted
+// Portal sign-in with throttling (docs/security.md "The portal"). Attempts are counted
 // per e-mail and per client address in the database, so a restart does not reset them.
 
 import { eq } from "drizzle-orm";

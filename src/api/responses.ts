@@ -41,7 +41,7 @@ const etagDoc = {
   },
 };
 
-/** The conditional-read header every GET takes (etag.ts). */
+/** The conditional-read header every GET takes (middleware/etag.ts). */
 export const conditionalReadHeaders = z.object({
   "If-None-Match": z
     .string()

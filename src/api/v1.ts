@@ -45,9 +45,9 @@ import { transactionReadRoutes } from "./transactions/route.ts";
 /** Every resource lives under one of these; each one's whole subtree requires a key. */
 const resourcePrefixes = ["/accounts", "/connections", "/events"] as const;
 /**
- * Resources whose answers may be remembered (api/middleware/answer-store.ts): bank data only, whose changes move
- * the account's data generation. Events do not (a test send writes one without touching bank
- * data), and a stream is never a stored answer.
+ * Resources whose answers may be remembered (api/middleware/answer-store.ts): bank data only,
+ * whose changes move the account's data generation. Events do not (a test send writes one
+ * without touching bank data), and a stream is never a stored answer.
  */
 const rememberedPrefixes: readonly string[] = ["/accounts", "/connections"];
 /** Answers remembered at most: 512, and 32 MiB of bodies (a 100-row page is ~30 KB). */
@@ -85,7 +85,7 @@ export function createV1App(
   });
   const checked: CheckedAccess = new WeakMap();
   const decided: DecidedLimits = new WeakMap();
-  // Per account, held across every process on the database (shared-rate-limit.ts).
+  // Per account, held across every process on the database (middleware/shared-rate-limit.ts).
   const rateLimiter =
     config.apiRateLimitPerMinute > 0
       ? createSharedRateLimiter(

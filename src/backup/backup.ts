@@ -1,6 +1,6 @@
-// Online backup (DESIGN.md: backups must include the master key). The target is a directory
-// that is itself a data dir: restore by pointing --data-dir at it. Owner-only modes (0700, files
-// 0600) and a check of what was written: the snapshot read back by its engine and the
+// Online backup, the master key included (docs/operator-guide.md "Backup and restore"). The target
+// is a directory that is itself a data dir: restore by pointing --data-dir at it. Owner-only modes
+// (0700, files 0600) and a check of what was written: the snapshot read back by its engine and the
 // master key matched against the snapshot's check value.
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";

@@ -1,9 +1,9 @@
-// The callback's one-time `state` (DESIGN.md "Real bank providers"): stored only as its SHA-256, bound to
+// The callback's one-time `state`: stored only as its SHA-256, bound to
 // the account, its connection and its purpose (link or renew), used once, and it expires. It is
 // also bound to its starter (docs/decisions.md "Bank links are bound to the browser"): a link
 // started in the portal completes only for the browser holding its link cookie
-// (link-cookie.ts) or for the account's owner signed in; one started from the CLI, only for the
-// owner or an operator signed in. Without that proof nothing is attached and the state stays
+// (portal/link-cookie.ts) or for the account's owner signed in; one started from the CLI, only for
+// the owner or an operator signed in. Without that proof nothing is attached and the state stays
 // usable for the one who may finish it.
 import { eq } from "drizzle-orm";
 import { ApiError } from "../core/errors.ts";

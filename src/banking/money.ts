@@ -1,5 +1,5 @@
-// Money as decimal strings with an ISO 4217 currency, never floats (DESIGN.md "Money").
-// Amounts are normalised to at least the currency's minor-unit digits ("12.3" EUR ->
+// Money as decimal strings with an ISO 4217 currency, never floats (a float cannot hold 0.10
+// exactly). Amounts are normalised to at least the currency's minor-unit digits ("12.3" EUR ->
 // "12.30", "1500" JPY -> "1500"), so the same amount always compares equal as text.
 
 const isoCurrencies = new Set(Intl.supportedValuesOf("currency"));

@@ -1,4 +1,4 @@
-// The provider interface (DESIGN.md "Bank data sources"): kept small, like the provider layers
+// The provider interface (docs/providers.md): kept small, like the provider layers
 // of multi-bank engines, so a real aggregator can be added next to the sandbox bank. Each
 // provider maps its own payloads into our model in one `transform` step.
 import type { ConnectionStatus, ProviderName } from "../db/schema.ts";

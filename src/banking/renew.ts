@@ -5,8 +5,8 @@
 // completed one moves the connection to `linked` (announced with connection.status.changed
 // when the status moves); a declined or failed one leaves the connection as it was.
 // - Enable Banking: a new authorisation at the bank (callback with a state of purpose `renew`),
-//   a new session whose accounts are matched to the stored ones (account-match.ts); the old
-//   session is then ended at the provider.
+//   a new session whose accounts are matched to the stored ones
+//   (providers/enable-banking/account-match.ts); the old session is then ended at the provider.
 // - SimpleFIN: a new setup token; its access replaces the stored one. The Bridge's account ids
 //   do not change with the access, so the accounts match by id.
 import { and, eq } from "drizzle-orm";

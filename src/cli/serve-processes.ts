@@ -1,15 +1,15 @@
 // `svc serve --workers N`: this process becomes a supervisor of N serving processes
 // that share the listening port (Bun.serve `reusePort`: the kernel spreads connections over
 // them). It has already migrated the database and created the master key and the first
-// operator, so the workers start on a ready database. A worker that dies is started again after
-// a pause that doubles while it keeps dying (1 s up to 30 s, back to 1 s after a minute up);
-// SIGTERM/SIGINT is passed on to every worker and the supervisor exits once all have stopped
-// gracefully.
+// operator, so the serving processes start on a ready database. One that dies is started again
+// after a pause that doubles while it keeps dying (1 s up to 30 s, back to 1 s after a minute
+// up); SIGTERM/SIGINT is passed on to every one and the supervisor exits once all have stopped
+// gracefully. (The log and the environment still call them workers, after `--workers`.)
 import type { Logger } from "../log/log.ts";
 
-/** Set in a worker's environment: its index; a worker never supervises. */
+/** Set in a serving process's environment: its index; a serving process never supervises. */
 export const processIndexEnv = "SVC_WORKER_INDEX";
-/** Set in a worker's environment: the supervisor's pid (a worker started after its death stops). */
+/** In a serving process's environment: the supervisor's pid (one started after it died stops). */
 export const supervisorPidEnv = "SVC_SUPERVISOR_PID";
 
 const firstRestartDelayMs = 1_000;
@@ -26,7 +26,7 @@ function ownCommandLine(): string[] {
 }
 
 export interface ProcessSupervision {
-  /** Resolves once every worker has exited after `stop()`. */
+  /** Resolves once every serving process has exited after `stop()`. */
   stop(signal: NodeJS.Signals): Promise<void>;
 }
 
@@ -80,8 +80,8 @@ export function superviseProcesses(
 }
 
 /**
- * In a worker: SIGTERM to itself once its supervisor is gone (its parent is no longer that pid,
- * also when it died before this worker got this far); checked every second.
+ * In a serving process: SIGTERM to itself once its supervisor is gone (its parent is no longer
+ * that pid, also when it died before this process got this far); checked every second.
  */
 export function stopWhenOrphaned(supervisorPid: number): ReturnType<typeof setInterval> {
   const watch = setInterval(() => {

@@ -36,7 +36,10 @@ function announceFirstOperator(io: CliIo, baseUrl: string, created: CreatedAccou
   );
 }
 
-/** The settings this server was given outside svc.json, for the other commands (config/running-server.ts). */
+/**
+ * The settings this server was given outside svc.json, for the other commands
+ * (config/running-server.ts).
+ */
 function shareSettings(services: Services): () => void {
   const { settings, origins } = processGivenSettings(services.config);
   try {
@@ -111,7 +114,8 @@ export async function runServe(
       // service as soon as /healthz answers still gets a graceful stop.
       const stopSignal = io.untilStopSignal();
       if (services.config.workers > 1 && io.env[processIndexEnv] === undefined) {
-        // The database is migrated and the first operator exists before any worker starts.
+        // The database is migrated and the first operator exists before any serving process
+        // starts.
         const created = await ensureFirstOperator(services.db, services.clock);
         if (created) announceFirstOperator(io, services.config.baseUrl, created);
         const workers = superviseProcesses(services.config.workers, {
@@ -125,7 +129,8 @@ export async function runServe(
         await workers.stop(signal as NodeJS.Signals);
         return;
       }
-      // A worker whose supervisor is gone (killed with SIGKILL) stops gracefully by itself.
+      // A serving process whose supervisor is gone (killed with SIGKILL) stops gracefully by
+      // itself.
       const supervisorPid = Number(io.env[supervisorPidEnv]);
       const orphanWatch =
         io.env[processIndexEnv] === undefined || !Number.isInteger(supervisorPid)
@@ -135,7 +140,7 @@ export async function runServe(
         announceFirstOperator: (created) =>
           announceFirstOperator(io, services.config.baseUrl, created),
       });
-      // Workers of a supervisor share the supervisor's file; a single process writes its own.
+      // A supervisor's serving processes share its file; a single process writes its own.
       const forget = io.env[processIndexEnv] === undefined ? shareSettings(services) : () => {};
       options.onListening?.(services, running.url);
       const signal = await stopSignal;

@@ -1,7 +1,7 @@
-// The serving processes on one database (DESIGN.md "Two engines, several instances"), so a
-// process can tell that another is gone and take over what it held at once: its delivery
-// leases (which would otherwise hold the endpoint's concurrency cap until they run out) and its
-// event streams (counted per account across the cluster).
+// The serving processes on one database (docs/decisions.md "A process that is gone is told at
+// once"), so a process can tell that another is gone and take over what it held at once: its
+// delivery leases (which would otherwise hold the endpoint's concurrency cap until they run out)
+// and its event streams (counted per account across the cluster).
 //
 // A process registers a row of service_processes at start and beats every `heartbeatMs`. Whether
 // a registered process is alive:

@@ -1,5 +1,6 @@
-// The master key derives webhook signing secrets (DESIGN.md). It lives outside the database:
-// `<data dir>/master.key` (mode 0600, created at first start) or SVC_MASTER_KEY. Never logged.
+// The master key derives webhook signing secrets (docs/security.md "What is secret, and where
+// it lives"). It lives outside the database: `<data dir>/master.key` (mode 0600, created at
+// first start) or SVC_MASTER_KEY. Never logged.
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomBase64Url } from "./tokens.ts";

@@ -1,4 +1,4 @@
-// The one door to data (DESIGN.md "Two engines, several instances"). Feature functions receive a
+// The one door to data (docs/storage.md "The door"). Feature functions receive a
 // `Db`, build queries with drizzle's query builder through it, await every query and never
 // know which engine answers: embedded SQLite (the default) or PostgreSQL.
 //

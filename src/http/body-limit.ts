@@ -1,9 +1,10 @@
 // Request bodies are bounded before anything reads them (docs/security.md "Request bodies"):
 // 64 KiB for every route (portal JSON, sign-in, the bank callback, the /v1 API, which takes
-// none), except the operator import, which keeps its own documented 50 MiB (banking/import/
-// portal/routes/import-routes.ts). A declared Content-Length over the limit is refused before a byte is read; a
-// chunked body is counted as it arrives and refused at the first byte over. The listener's own
-// maximum (server.ts) is the largest of these, so Bun refuses anything bigger itself.
+// none), except the operator import, which keeps its own documented 50 MiB
+// (portal/routes/import-routes.ts). A declared Content-Length over the limit is refused before a
+// byte is read; a chunked body is counted as it arrives and refused at the first byte over. The
+// listener's own maximum (server/server.ts) is the largest of these, so Bun refuses anything bigger
+// itself.
 import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { ApiError } from "../core/errors.ts";

@@ -1,7 +1,7 @@
-// Same-origin checks on the portal API (DESIGN.md "Portal"). Both compare with the configured
-// `baseUrl`, never with the request's own Host: a page of another site whose name resolves to
-// this server (DNS rebinding: `Host: evil.test`, `Origin: http://evil.test`) would otherwise pass
-// as "same origin".
+// Same-origin checks on the portal API (docs/security.md "The portal"). Both compare with the
+// configured `baseUrl`, never with the request's own Host: a page of another site whose name
+// resolves to this server (DNS rebinding: `Host: evil.test`, `Origin: http://evil.test`) would
+// otherwise pass as "same origin".
 // - Every request must name the base URL's host in `Host`; other hosts answer 421
 //   `misdirected_request`. (Behind a proxy, the proxy passes `Host` through: operator guide.)
 // - Every state-changing request must also carry `Origin` equal to the base URL's origin (scheme,

@@ -1,9 +1,9 @@
 // Retention: events and their delivery history older than `retentionDays` are
 // deleted by a daily job; bank data is kept. Deliveries and attempts go with their event
 // (ON DELETE CASCADE). Expired portal sessions and rate-limit windows go too; real-bank link
-// attempts that never linked go a day after they began (link-limits.ts). An event that still
-// has a delivery waiting for a retry is kept until it is done, so a short retention never cuts a
-// retry schedule (spec 6) short.
+// attempts that never linked go a day after they began (banking/link-limits.ts). An event that
+// still has a delivery waiting for a retry is kept until it is done, so a short retention never
+// cuts a retry schedule (spec 6) short.
 import { and, eq, inArray, isNotNull, lt, notExists } from "drizzle-orm";
 import { pruneSessions } from "../accounts/sessions.ts";
 import { pruneAbandonedLinks } from "../banking/link-limits.ts";
@@ -86,13 +86,14 @@ export async function pruneHistory(
   await pruneTransactionChanges(db, new Date(cutoff.getTime() - changesPruneMarginMs));
   await pruneLimitCounters(db, new Date(now.getTime() - limitWindowRetentionMs));
   await pruneWindowLog(db, new Date(now.getTime() - limitWindowRetentionMs));
-  // Sessions past their 7 days or 12 idle hours can never be used again (DESIGN.md "Portal").
+  // Sessions past their 7 days or 12 idle hours can never be used again (docs/security.md "The
+  // portal").
   await pruneSessions(db, clock);
   const abandonedLinks = await pruneAbandonedLinks(db, clock);
   return { events: eventCount, syncRuns: runs, abandonedLinks, cutoff: cutoff.toISOString() };
 }
 
-/** The daily retention job as a background worker of `svc serve`. */
+/** The daily retention job as a background job of `svc serve`. */
 export function startRetentionJob(services: Services, schedule = retentionSchedule): BackgroundJob {
   return startScheduledJob(services, {
     name: "retention",

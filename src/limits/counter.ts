@@ -1,4 +1,4 @@
-// Fixed-window counters kept in the database, so limits survive a restart (spec 8, DESIGN.md).
+// Fixed-window counters kept in the database, so limits survive a restart (spec 8).
 import { lt, sql } from "drizzle-orm";
 import type { Clock } from "../core/clock.ts";
 import type { Db } from "../db/store.ts";

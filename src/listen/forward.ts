@@ -1,8 +1,8 @@
 // Forwards one streamed event to the developer's local receiver, signed exactly as a real
-// delivery (spec 4): the same headers built by the same function (signing.ts), the same body
-// bytes, the same Host and Content-Length and nothing else, with the listen secret in place of
-// an endpoint's. Loopback and private targets are allowed: this runs on the developer's own
-// machine. Redirects are not followed and nothing is retried: the next event goes on.
+// delivery (spec 4): the same headers built by the same function (webhooks/delivery/signing.ts),
+// the same body bytes, the same Host and Content-Length and nothing else, with the listen secret in
+// place of an endpoint's. Loopback and private targets are allowed: this runs on the developer's
+// own machine. Redirects are not followed and nothing is retried: the next event goes on.
 import http from "node:http";
 import https from "node:https";
 import type { SecureContext } from "node:tls";

@@ -1,6 +1,6 @@
-// The mail outbox (DESIGN.md "Disabling"): every e-mail the service means to send is written
-// here, inside the transaction of the change it reports, whether or not SMTP is configured,
-// so an operator can always read what was (or would have been) sent.
+// The mail outbox (spec 3/6: the owner is told when an endpoint is disabled): every e-mail the
+// service means to send is written here, inside the transaction of the change it reports, whether
+// or not SMTP is configured, so an operator can always read what was (or would have been) sent.
 import { and, desc, eq, isNull } from "drizzle-orm";
 import type { Clock } from "../core/clock.ts";
 import { newId } from "../core/ids.ts";

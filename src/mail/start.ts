@@ -1,5 +1,5 @@
 // Starts the mail sender of `svc serve` when SMTP is configured; without it, mail stays in the
-// outbox for operators. Started by the runtime, beside (not inside) the webhook workers.
+// outbox for operators. Started by the runtime, beside (not inside) the webhook dispatcher.
 import type { Services } from "../server/services.ts";
 import { createMailSender, type MailSender, smtpTransport } from "./smtp-sender.ts";
 

@@ -53,7 +53,7 @@ export interface Metrics {
   endpointDisabled(): void;
   /** A sync run that ran (not `busy` or `too_soon`). */
   syncRun(labels: { trigger: string; outcome: SyncRunOutcome }, durationSeconds: number): void;
-  /** Rows or accounts of a provider's answer a sync skipped, by named reason (skips.ts). */
+  /** Rows or accounts of a provider's answer a sync skipped, by named reason (banking/skips.ts). */
   providerRowsSkipped(provider: string, reason: string, count: number): void;
 }
 

@@ -1,10 +1,10 @@
-// The SSRF guard (spec 4 "Requirements on a registered endpoint": public only; DESIGN.md
-// "Sender"). Every address a webhook URL resolves to must be public unicast, at registration
-// and again at each delivery. IPv6 forms that carry an IPv4 address (IPv4-mapped,
+// The SSRF guard (spec 4 "Requirements on a registered endpoint": public only; docs/security.md
+// "Webhooks: the SSRF guard"). Every address a webhook URL resolves to must be public unicast, at
+// registration and again at each delivery. IPv6 forms that carry an IPv4 address (IPv4-mapped,
 // IPv4-translated, IPv4-compatible, NAT64, 6to4) are judged by the IPv4 inside them, so
-// ::ffff:127.0.0.1 or 2002:7f00:1:: cannot smuggle loopback past the check. Teredo (2001::/32)
-// is refused as a class: it is a NAT-traversal tunnel for hosts that have no IPv6 of
-// their own, no webhook receiver lives behind one, and its relay decides where packets go.
+// ::ffff:127.0.0.1 or 2002:7f00:1:: cannot smuggle loopback past the check. Teredo (2001::/32) is
+// refused as a class: it is a NAT-traversal tunnel for hosts that have no IPv6 of their own, no
+// webhook receiver lives behind one, and its relay decides where packets go.
 import ipaddr from "ipaddr.js";
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;

@@ -1,8 +1,8 @@
 // /connect/callback: where the bank sends the user back after they approved (or
 // declined) at Enable Banking. It completes the link and says what happened in plain words,
 // with a link back to the portal. The one-time `state` names the account; the browser must also
-// prove it may finish the link (link.ts): its link cookie, or a signed-in owner (or, for a link
-// started from the CLI, an operator). Without proof the page asks to sign in and offers
+// prove it may finish the link (banking/link.ts): its link cookie, or a signed-in owner (or, for a
+// link started from the CLI, an operator). Without proof the page asks to sign in and offers
 // Continue, a same-origin POST of the same answer, which carries the (SameSite=Strict) session
 // cookie that the bank's cross-site redirect could not.
 import { type Context, Hono } from "hono";

@@ -1,6 +1,6 @@
 // The portal's page and its bundled script and style sheet, answered by the app instead of Bun's
-// own HTML route, so they carry the headers every portal answer must (security-headers.ts): Bun
-// serves an HTML import only through `routes`, which takes no middleware and no extra headers.
+// own HTML route, so they carry the headers every portal answer must (http/security-headers.ts):
+// Bun serves an HTML import only through `routes`, which takes no middleware and no extra headers.
 //
 // On the first request, the bundle is fetched once from a short-lived loopback listener that
 // serves it the way Bun does (bundled at build time in the compiled binary, on first use

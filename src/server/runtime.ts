@@ -19,7 +19,7 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-/** How long a stop waits for requests under way, and for each worker (operator guide). */
+/** How long a stop waits for requests under way, and for each background job (operator guide). */
 export const drainTimeoutMs = 10_000;
 
 async function withDeadline(work: Promise<void>, timeoutMs: number): Promise<boolean> {

@@ -38,8 +38,8 @@ export function startHttpServer(services: Services, options: AppOptions = {}): R
       // `svc serve --workers N`: the processes share the port; the kernel spreads connections.
       reusePort: config.workers > 1,
       idleTimeout: listenerIdleTimeoutSeconds,
-      // The largest body any route accepts (the operator import; body-limit.ts bounds the rest):
-      // Bun refuses a bigger one itself, before the app sees it.
+      // The largest body any route accepts (the operator import; http/body-limit.ts bounds the
+      // rest): Bun refuses a bigger one itself, before the app sees it.
       maxRequestBodySize: Math.max(maxImportBytes, maxJsonBodyBytes),
       ...(tls ? { tls } : {}),
       fetch: app.fetch,

@@ -68,7 +68,7 @@ describe("entitlement (spec 3)", () => {
   });
 });
 
-describe("refusal order (DESIGN.md auth order)", () => {
+describe("refusal order (the API guide's, under Errors)", () => {
   const everythingWrong: AccessFacts = {
     ...base,
     disabled: true,

@@ -98,7 +98,7 @@ describe("authentication errors (spec 7)", () => {
   });
 });
 
-describe("account state errors, in the order of DESIGN.md", () => {
+describe("account state errors, in the order the API guide documents", () => {
   test("owning account disabled: 401 user_inactive", async () => {
     await setFlags({ ...healthy, disabled: true, demo: true });
     try {

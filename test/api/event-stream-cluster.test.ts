@@ -1,7 +1,7 @@
 // The cap on an account's open /v1/events/stream connections holds across serving processes
-// (stream-slots.ts), on this run's engine: two servers on two stores of one database, each a
-// registered process, share the account's places; a place is freed when its stream ends, and
-// the places of a process that is gone are freed by the sweep.
+// (src/api/events/stream-slots.ts), on this run's engine: two servers on two stores of one
+// database, each a registered process, share the account's places; a place is freed when its stream
+// ends, and the places of a process that is gone are freed by the sweep.
 import { afterAll, describe, expect, test } from "bun:test";
 import { startProcessRegistry } from "../../src/cluster/processes.ts";
 import { silentLogger } from "../../src/log/log.ts";

@@ -1,7 +1,7 @@
-// The read-API rate limit of an account across processes on one database (shared-rate-limit.ts),
-// on this run's engine: two stores stand for two processes. Allowance is reserved from the
-// database before it is used, so the processes together never answer more than the limit,
-// however fast the requests come.
+// The read-API rate limit of an account across processes on one database
+// (src/api/middleware/shared-rate-limit.ts), on this run's engine: two stores stand for two
+// processes. Allowance is reserved from the database before it is used, so the processes together
+// never answer more than the limit, however fast the requests come.
 import { afterAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import type { RateLimitDecision } from "../../src/api/middleware/rate-limit.ts";

@@ -273,7 +273,7 @@ describe("Enable Banking link flow", () => {
 
 describe("SimpleFIN link flow", () => {
   // An account of its own per test: each leaves connections behind, and an account holds at
-  // most 10 that are not rejected or expired (link-limits.ts).
+  // most 10 that are not rejected or expired (src/banking/link-limits.ts).
   beforeEach(async () => {
     sfAccountId = await insertServiceAccount(services);
   });

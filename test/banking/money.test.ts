@@ -8,7 +8,7 @@ import {
 } from "../../src/banking/money.ts";
 import { isCalendarDate } from "../../src/core/dates.ts";
 
-describe("money as decimal strings (DESIGN.md: never floats)", () => {
+describe("money as decimal strings (never floats)", () => {
   test.each([
     ["12.3", "EUR", "12.30"],
     ["+12.30", "EUR", "12.30"],

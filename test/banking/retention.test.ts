@@ -95,7 +95,7 @@ describe("retention (events and delivery history older than retentionDays; bank 
     expect(left[0]?.expiresAt).toEqual(live.expiresAt);
   });
 
-  test("the retention worker runs on its croner schedule and stops cleanly", async () => {
+  test("the retention job runs on its croner schedule and stops cleanly", async () => {
     const s = await setup();
     const worker = startRetentionJob(s.services, "0 0 1 1 *");
     expect(worker.name).toBe("retention");

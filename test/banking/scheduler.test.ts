@@ -29,7 +29,7 @@ describe("the sync schedule", () => {
     expect(await syncRunRows(s.services)).toHaveLength(4);
   });
 
-  test("the scheduler worker uses config.syncSchedule and stops cleanly", async () => {
+  test("the sync scheduler uses config.syncSchedule and stops cleanly", async () => {
     const s = await setup();
     const worker = startSyncScheduler({
       ...s.services,

@@ -1,4 +1,4 @@
-// Crash safety end to end (DESIGN.md "Delivery is at-least-once and durable"): the compiled
+// Crash safety end to end (delivery is at-least-once and nothing is lost on a crash): the compiled
 // binary is killed with SIGKILL while deliveries are in flight and pending; after a restart
 // every event reaches the receiver.
 import { describe, expect, test } from "bun:test";

@@ -3,7 +3,7 @@
 //   or chunked, leave the server's resident memory where it was and are answered at once
 //   (src/http/body-limit.ts; Bun's maxRequestBodySize above the largest documented size);
 // - the portal page as the binary bundles it carries the anti-framing and nosniff headers
-//   (src/http/security-headers.ts, portal-page.ts).
+//   (src/http/security-headers.ts, src/server/portal-page.ts).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { compiledBinary, type StartedBinary, startBinary } from "../support/binary.ts";

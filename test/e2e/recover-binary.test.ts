@@ -1,4 +1,4 @@
-// Recover end to end (DESIGN.md "Recovery of failed deliveries") through the compiled binary and
+// Recover end to end (spec 6) through the compiled binary and
 // a real HTTPS receiver (a throwaway CA made by the test, trusted through the CA-file setting):
 // a receiver that was down gets the endpoint disabled; after Enable, `svc endpoints recover`
 // re-sends exactly the window's failed deliveries, each verifying with the current secret, in

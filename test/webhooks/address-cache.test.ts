@@ -1,5 +1,5 @@
-// The sender's cache of checked addresses (address-cache.ts): an answer is kept for its DNS TTL
-// and no longer, a changed answer is checked before it is used, and nothing checked under one
+// The sender's cache of checked addresses (src/net/address-cache.ts): an answer is kept for its DNS
+// TTL and no longer, a changed answer is checked before it is used, and nothing checked under one
 // trust setting is seen under another. Time moves by a fake clock only.
 import { describe, expect, test } from "bun:test";
 import { createCheckedAddressCache, maxAddressTtlMs } from "../../src/net/address-cache.ts";

@@ -479,7 +479,7 @@ describe("concurrency caps", () => {
   });
 });
 
-describe("durability (DESIGN.md: claimed with a lease, at-least-once)", () => {
+describe("durability (claimed with a lease, at-least-once)", () => {
   test("a dispatcher that dies mid-send leaves the delivery to be re-sent once its lease runs out", async () => {
     let answer = false;
     const r = await receiver(async () => {

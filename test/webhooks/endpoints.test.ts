@@ -67,7 +67,7 @@ describe("register (spec 2: signing secret shown once, only a hash stored)", () 
     )[0];
     expect(row?.secretHash).toBe(sha256Hex(signingSecret));
     expect(JSON.stringify(row)).not.toContain(signingSecret.slice(6));
-    // DESIGN.md: whsec_ + base64url(HMAC-SHA256(master key, endpoint id + salt)).
+    // docs/security.md: whsec_ + base64url(HMAC-SHA256(master key, endpoint id + salt)).
     expect(deriveSigningSecret(s.services.masterKey, endpoint.id, row?.secretSalt as string)).toBe(
       signingSecret,
     );

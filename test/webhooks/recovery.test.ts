@@ -1,5 +1,5 @@
-// Recover (DESIGN.md "Recovery of failed deliveries"): which events a recovery re-sends, its
-// pace, one per endpoint, cancel and the daily limits, through the real delivery engine against
+// Recover (spec 6; docs/decisions.md "Recover walks a window…"): which events a recovery re-sends,
+// its pace, one per endpoint, cancel and the daily limits, through the real delivery engine against
 // a loopback HTTPS receiver under a fake clock, on the engine of this run.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";

@@ -1,5 +1,5 @@
-// `svc serve` wiring: the dispatcher and the mail sender run as workers of startService, so an
-// endpoint disabled after 20 failures reaches its owner by SMTP (spec 3, 6).
+// `svc serve` wiring: the dispatcher and the mail sender run as background jobs of startService,
+// so an endpoint disabled after 20 failures reaches its owner by SMTP (spec 3, 6).
 import { describe, expect, test } from "bun:test";
 import { startService } from "../../src/server/runtime.ts";
 import { getEndpoint } from "../../src/webhooks/endpoints/records.ts";
@@ -14,7 +14,7 @@ import {
 
 const cleanup = cleanupAfterEach();
 
-describe("startService runs the webhook workers", () => {
+describe("startService runs the webhook dispatcher and the mail sender", () => {
   test("events committed while serving are delivered, and a disabled endpoint's owner is e-mailed over SMTP", async () => {
     const smtp = await startSmtp();
     cleanup(() => smtp.close());

@@ -1,5 +1,5 @@
-// The sender against real HTTPS receivers on loopback, each property of DESIGN.md "Sender"
-// proven before the dispatcher relies on it.
+// The sender against real HTTPS receivers on loopback, each property it promises
+// (spec 4, docs/security.md "Webhooks: the SSRF guard") proven before the dispatcher relies on it.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { createServer as createTcpServer, type Server as TcpServer } from "node:net";
@@ -344,7 +344,8 @@ describe("sender: source address (spec 4: one fixed address)", () => {
       localAddress: "127.0.0.2",
     } as RequestInit);
     expect(response.status).toBe(200);
-    // Were fetch to honour it, the peer would be 127.0.0.2; the sender's choice should be revisited.
+    // Were fetch to honour it, the peer would be 127.0.0.2; the sender's choice should be
+    // revisited.
     expect(receiver.requests[before]?.peerAddress).toBe("127.0.0.1");
   });
 

@@ -1,4 +1,4 @@
-// Verification codes (spec 2 "Verification code", 3, 8; DESIGN.md: unambiguous alphabet,
+// Verification codes (spec 2 "Verification code", 3, 8: unambiguous alphabet,
 // only a hash stored, a new send replaces the old code).
 import { beforeAll, describe, expect, test } from "bun:test";
 import { tables } from "../support/tables.ts";

@@ -1,4 +1,5 @@
-"""Verifying a Svc webhook in Python, exactly as the spec's receiver rules say (service-spec.md 4).
+"""Verifying a Svc webhook in Python, exactly as the receiver rules say
+(spec 4; docs/contract.md "Verifying a delivery").
 
 1. compute the signature over the raw request bytes (re-serialised JSON will not match);
 2. compare in constant time (hmac.compare_digest);

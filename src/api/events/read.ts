@@ -1,7 +1,8 @@
 // Reads of a service account's events for GET /v1/events, /v1/events/{event_id} and the event
 // stream. The body served is the stored one: the exact canonical envelope that is
-// signed and sent, with a webhook.verify code already masked at storage (verification.ts), as
-// `svc events list` shows it. Every query carries the owner in its WHERE clause.
+// signed and sent, with a webhook.verify code already masked at storage
+// (webhooks/delivery/verification.ts), as `svc events list` shows it. Every query carries the owner
+// in its WHERE clause.
 //
 // Order: (created_at, id). Events of one write share created_at; their ids are time-ordered (v7)
 // in writing order, so the pair is a total order and "after an event" is exact even for events

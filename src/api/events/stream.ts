@@ -19,7 +19,7 @@
 // Last-Event-ID means "before the account's first event".
 //
 // Staying open: a comment every `heartbeatMs` (5 s), shorter than the listener's 10 s idle
-// timeout (server.ts), so neither Bun nor a proxy cuts an idle stream.
+// timeout (server/server.ts), so neither Bun nor a proxy cuts an idle stream.
 //
 // Revocation (spec 3: "takes effect immediately"): every wake-up and heartbeat checks the key,
 // its account and entitlement again with the same check as a request (keys/authenticate.ts,
@@ -52,7 +52,7 @@ export interface EventStreamOptions {
 }
 
 const defaultEventStreamOptions: EventStreamOptions = {
-  // Under half the listener's idle timeout (server.ts listenerIdleTimeoutSeconds).
+  // Under half the listener's idle timeout (server/server.ts listenerIdleTimeoutSeconds).
   heartbeatMs: 5_000,
   pollMs: 2_000,
   maxPerAccount: 5,

@@ -1,4 +1,4 @@
-// The operator ingest format (DESIGN.md "operator ingest"): one JSON document holding
+// The operator ingest format (README "Operator ingest format"): one JSON document holding
 // connections with their status, accounts, balances and transactions. The same schema serves
 // `svc import` and the operator HTTP route. Ids are the operator's own stable ids; importing
 // the same document again changes nothing. Objects are strict, so a misspelt field is reported

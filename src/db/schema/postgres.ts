@@ -383,7 +383,7 @@ export const syncRuns = pgTable(
 
 /**
  * Webhook endpoints (spec 2, 3). The signing secret is derived from the master key and
- * secret_salt (DESIGN.md); only its SHA-256 is kept, so the database alone yields no secret.
+ * secret_salt (docs/security.md); only its SHA-256 is kept, so the database alone yields no secret.
  */
 export const webhookEndpoints = pgTable(
   "webhook_endpoints",
@@ -487,9 +487,9 @@ export const deliveries = pgTable(
 );
 
 /**
- * A recovery of an endpoint's failed deliveries (src/webhooks/delivery-log/recovery.ts): walks the account's
- * events of [since, until] in creation order from its cursor, a paced step at a time; at most
- * one runs per endpoint (the partial unique index).
+ * A recovery of an endpoint's failed deliveries (src/webhooks/delivery-log/recovery.ts): walks
+ * the account's events of [since, until] in creation order from its cursor, a paced step at a
+ * time; at most one runs per endpoint (the partial unique index).
  */
 export const endpointRecoveries = pgTable(
   "endpoint_recoveries",
@@ -547,7 +547,7 @@ export const deliveryAttempts = pgTable(
      * The Svc-Webhook-Signature header this attempt sent, so the portal shows what went out
      * even after a rotation; null when no request left (DNS,
      * blocked address) and for webhook.verify, whose signature covers the unmasked code.
-     * Its timestamp is floor(started_at / 1000) s, as signing.ts sets it.
+     * Its timestamp is floor(started_at / 1000) s, as webhooks/delivery/signing.ts sets it.
      */
     signature: text("signature"),
   },

@@ -1,4 +1,4 @@
-// Every table the service needs (spec sections 2, 3, 6, 8; DESIGN.md "Decisions"), for the
+// Every table the service needs (spec sections 2, 3, 6, 8; docs/decisions.md), for the
 // embedded SQLite engine. schema/postgres.ts declares the same tables, columns and indexes for
 // PostgreSQL (test/db/schema-parity.test.ts fails when the two differ); feature code reaches
 // whichever is in use through `db.t`.
@@ -373,7 +373,7 @@ export const syncRuns = sqliteTable(
 
 /**
  * Webhook endpoints (spec 2, 3). The signing secret is derived from the master key and
- * secret_salt (DESIGN.md); only its SHA-256 is kept, so the database alone yields no secret.
+ * secret_salt (docs/security.md); only its SHA-256 is kept, so the database alone yields no secret.
  */
 export const webhookEndpoints = sqliteTable(
   "webhook_endpoints",
@@ -477,9 +477,9 @@ export const deliveries = sqliteTable(
 );
 
 /**
- * A recovery of an endpoint's failed deliveries (src/webhooks/delivery-log/recovery.ts): walks the account's
- * events of [since, until] in creation order from its cursor, a paced step at a time; at most
- * one runs per endpoint (the partial unique index).
+ * A recovery of an endpoint's failed deliveries (src/webhooks/delivery-log/recovery.ts): walks
+ * the account's events of [since, until] in creation order from its cursor, a paced step at a
+ * time; at most one runs per endpoint (the partial unique index).
  */
 export const endpointRecoveries = sqliteTable(
   "endpoint_recoveries",
@@ -537,7 +537,7 @@ export const deliveryAttempts = sqliteTable(
      * The Svc-Webhook-Signature header this attempt sent, so the portal shows what went out
      * even after a rotation; null when no request left (DNS,
      * blocked address) and for webhook.verify, whose signature covers the unmasked code.
-     * Its timestamp is floor(started_at / 1000) s, as signing.ts sets it.
+     * Its timestamp is floor(started_at / 1000) s, as webhooks/delivery/signing.ts sets it.
      */
     signature: text("signature"),
   },

@@ -5,7 +5,8 @@
 //
 // The signature is the one stored with the attempt, not recomputed: a rotation changes the
 // secret of later attempts, and a webhook.verify's signature covers the unmasked code. The
-// timestamp is recomputed exactly as signing.ts made it (whole seconds of the attempt's start).
+// timestamp is recomputed exactly as delivery/signing.ts made it (whole seconds of the attempt's
+// start).
 import { and, asc, eq } from "drizzle-orm";
 import type { Config } from "../../config/config.ts";
 import type { Clock } from "../../core/clock.ts";
@@ -36,7 +37,10 @@ export interface DeliveryDetail extends Omit<DeliveryView, "attempts"> {
   /** The exact signed bytes as stored (webhook.verify: the code masked). */
   body: string;
   attempts: AttemptDetail[];
-  /** Resend would be accepted now, rate limit aside (account event, in retention, endpoint active and verified). */
+  /**
+   * Resend would be accepted now, rate limit aside (account event, in retention, endpoint active
+   * and verified).
+   */
   canResend: boolean;
   /** Retry now would be accepted now (pending and no attempt under way). */
   canRetryNow: boolean;

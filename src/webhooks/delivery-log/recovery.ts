@@ -1,11 +1,11 @@
-// Recover (DESIGN.md "Recovery of failed deliveries"): the owner re-sends, to one endpoint, every
-// event of a window whose delivery there failed for good or was cut (recovery-window.ts), in
-// creation order, as new manual deliveries: the exact stored bytes, a fresh timestamp and
-// signature per attempt (as Resend does), counted towards the failure streak like any delivery.
-// A recovery is a row walked a paced step at a time (recovery-steps.ts) from a cursor that moves
-// in the same transaction as the deliveries it queues: it survives a restart and runs once
-// across instances. At most one runs per endpoint (a partial unique index); limits per account
-// per day bound how much a day may re-send (429 beyond).
+// Recover (spec 6; docs/decisions.md "Recover walks a window…"): the owner re-sends, to one
+// endpoint, every event of a window whose delivery there failed for good or was cut
+// (recovery-window.ts), in creation order, as new manual deliveries: the exact stored bytes, a
+// fresh timestamp and signature per attempt (as Resend does), counted towards the failure streak
+// like any delivery. A recovery is a row walked a paced step at a time (recovery-steps.ts) from a
+// cursor that moves in the same transaction as the deliveries it queues: it survives a restart and
+// runs once across instances. At most one runs per endpoint (a partial unique index); limits per
+// account per day bound how much a day may re-send (429 beyond).
 import { and, desc, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import type { Config } from "../../config/config.ts";
 import type { Clock } from "../../core/clock.ts";
@@ -47,7 +47,10 @@ export interface RecoveryView {
   /** Cancelled before their first attempt (the recovery was cancelled, the endpoint stopped). */
   cancelled: number;
   inFlight: number;
-  /** Events of the window never sent to the endpoint (paused, disabled, unverified): read them from /v1/events. */
+  /**
+   * Events of the window never sent to the endpoint (paused, disabled, unverified): read them
+   * from /v1/events.
+   */
   unsent: number;
   pacePerSecond: number;
   stopReason: string | null;

@@ -1,5 +1,5 @@
 // What a send attempt produced for a claimed delivery, and the endpoint state an outcome batch
-// reads: shared by both engines' outcome statements (delivery-outcomes*.ts).
+// reads: shared by both engines' outcome statements (outcomes.ts, outcomes-postgres.ts).
 import type { ClaimedDelivery } from "./claimed-delivery.ts";
 import type { SendResult } from "./sender.ts";
 

@@ -1,5 +1,5 @@
 // A delivery as a claim hands it to the sender, and the row a claim reads before the endpoint's
-// state is checked: shared by both engines' claim statements (delivery-claims*.ts).
+// state is checked: shared by both engines' claim statements (claims.ts, claims-postgres.ts).
 export interface ClaimedDelivery {
   id: string;
   eventId: string;

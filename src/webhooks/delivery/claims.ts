@@ -1,4 +1,4 @@
-// Claiming due deliveries with a lease (DESIGN.md "Delivery is at-least-once and durable").
+// Claiming due deliveries with a lease (at-least-once: a crash mid-send loses nothing).
 // A claim moves next_attempt_at (and lease_expires_at) to the lease's end in one conditional
 // UPDATE, so two dispatchers (processes, instances) never claim the same row, and a dispatcher
 // that dies mid-send leaves the row pending: it is due again, and re-sent, once the lease has

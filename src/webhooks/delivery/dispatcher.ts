@@ -1,4 +1,4 @@
-// The delivery dispatcher (DESIGN.md "Delivery is at-least-once and durable") wires four parts,
+// The delivery dispatcher (at-least-once: nothing claimed is lost to a crash) wires four parts,
 // each in a file of its own: claiming (claims.ts, with a lease, ahead of the sender
 // into send-slots.ts), sending (send-attempt.ts, under a global and a per-endpoint cap),
 // recording (outcome-recorder.ts, a batch per turn) and scheduling (turns.ts). A

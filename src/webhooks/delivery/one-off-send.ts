@@ -1,7 +1,7 @@
-// Test and verification sends (DESIGN.md): one attempt each, shown to the person at once
-// (status code, time in ms). They reach unverified endpoints, are never retried and do not
-// count towards the failure streak. The event, its delivery and the attempt are recorded for
-// the delivery log.
+// Test and verification sends (spec 3 "portal: Test", 8): one attempt each, shown to the person at
+// once (status code, time in ms). They reach unverified endpoints, are never retried and do not
+// count towards the failure streak. The event, its delivery and the attempt are recorded for the
+// delivery log.
 import { newId } from "../../core/ids.ts";
 import type { EndpointRow } from "../endpoints/records.ts";
 import { deriveSigningSecret } from "../endpoints/secrets.ts";

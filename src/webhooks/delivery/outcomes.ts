@@ -1,5 +1,5 @@
-// Recording a batch of finished attempts in one transaction (hot path: DESIGN.md says batch
-// writes): every attempt is stored, each delivery moves on (succeeded, retry scheduled from
+// Recording a batch of finished attempts in one transaction (writes on the hot path are
+// batched): every attempt is stored, each delivery moves on (succeeded, retry scheduled from
 // the attempt's time, or dropped after the sixth retry), and each endpoint's failure streak is
 // updated in the order the attempts finished: one success resets it to 0, and the failure that
 // brings it to exactly 20 disables the endpoint, cancels its pending deliveries and queues the

@@ -1,10 +1,10 @@
 // One delivery attempt over HTTPS (spec 4 "Webhook delivery", "Requirements on a registered
-// endpoint"; DESIGN.md "Sender"). node:https rather than fetch, because under Bun fetch
-// silently ignores `localAddress` (the fixed source address receivers allow-list); node:https
-// does every property in one code path, each proven in test/webhooks/sender.test.ts:
+// endpoint"; docs/security.md "Webhooks: the SSRF guard"). node:https rather than fetch, because
+// under Bun fetch silently ignores `localAddress` (the fixed source address receivers allow-list);
+// node:https does every property in one code path, each proven in test/webhooks/sender.test.ts:
 // - resolve, check every address, connect to the checked address (host = IP: no second
 //   lookup, so DNS rebinding cannot reach inside), SNI and Host = the URL's host name; a
-//   checked answer is kept for its DNS TTL, then resolved and checked again (address-cache.ts);
+//   checked answer is kept for its DNS TTL, then resolved and checked again (net/address-cache.ts);
 // - TLS verified against the default roots plus the operator's CA file, through one secure
 //   context built once (passing `ca` per request costs a parse per request, ~5x slower);
 // - the source address bound when it belongs to this host;
@@ -227,7 +227,7 @@ export function createSender(options: SenderOptions): Sender {
     }, timeoutMs);
     let addresses: readonly string[];
     try {
-      // Only checked addresses, kept no longer than their DNS TTL (address-cache.ts; spec 4:
+      // Only checked addresses, kept no longer than their DNS TTL (net/address-cache.ts; spec 4:
       // the address dialled is the address checked).
       addresses = await addressCache.addressesFor(target.host, target.literal);
     } catch (error) {

@@ -1,7 +1,7 @@
 // The dispatcher's turns of work (scheduling wake-ups): a turn records what finished and claims
 // into the freed slots. Wake-ups are coalesced over `batchDelayMs`, so a burst of completions or
-// of new events costs one transaction each way instead of one per delivery (DESIGN.md: batch
-// hot-path writes), and turns run one after another: a turn waiting for the database delays the
+// of new events costs one transaction each way instead of one per delivery (writes on the hot
+// path are batched), and turns run one after another: a turn waiting for the database delays the
 // next, never overlaps it.
 
 export interface Turns {

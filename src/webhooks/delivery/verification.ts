@@ -1,4 +1,4 @@
-// Endpoint verification (spec 2 "Verification code", 3, 8; DESIGN.md): an 8-character code
+// Endpoint verification (spec 2 "Verification code", 3, 8; docs/security.md): an 8-character code
 // from an alphabet without look-alikes (no 0/O, 1/I/L), sent in a webhook.verify event. Only
 // an HMAC of the code is stored; it lasts 1 hour and allows 5 attempts, then it is spent.
 // A new send replaces the previous code.

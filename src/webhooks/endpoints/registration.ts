@@ -1,5 +1,5 @@
 // Registering an endpoint and rotating its secret (spec 2, 3, 8). The signing secret is shown
-// once, here; afterwards only its salt and hash exist (DESIGN.md "Signing secrets").
+// once, here; afterwards only its salt and hash exist (docs/security.md).
 import { count, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Config } from "../../config/config.ts";
@@ -40,7 +40,7 @@ const registerEndpointInput = z.object({
     .trim()
     .max(maxDescriptionLength, `description must be at most ${maxDescriptionLength} characters`)
     .optional(),
-  /** Account event types to receive; null or absent = all (see event-filter.ts). */
+  /** Account event types to receive; null or absent = all (see events/event-filter.ts). */
   eventTypes: z.array(z.string().max(100)).max(20).nullable().optional(),
 });
 export type RegisterEndpointInput = z.input<typeof registerEndpointInput>;

@@ -1,7 +1,7 @@
-// Signing secrets (DESIGN.md "Signing secrets"): whsec_ + base64url(HMAC-SHA256(master key,
-// endpoint id + per-rotation salt)). The database keeps only the salt and the secret's
-// SHA-256, so a stolen database alone yields no secret; a new salt (rotation) retires the old
-// secret at once because every attempt derives the secret from the current salt.
+// Signing secrets (docs/security.md "What is secret, and where it lives"): whsec_ +
+// base64url(HMAC-SHA256(master key, endpoint id + per-rotation salt)). The database keeps only the
+// salt and the secret's SHA-256, so a stolen database alone yields no secret; a new salt (rotation)
+// retires the old secret at once because every attempt derives the secret from the current salt.
 import { createHmac } from "node:crypto";
 import type { MasterKey } from "../../crypto/master-key.ts";
 import { randomBase64Url, sha256Hex } from "../../crypto/tokens.ts";

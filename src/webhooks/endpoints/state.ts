@@ -1,4 +1,4 @@
-// Endpoint state changes made by people (spec 3 "Webhook endpoint"; DESIGN.md "Disabling"):
+// Endpoint state changes made by people (spec 3 "Webhook endpoint", 6):
 // Enable after disabling, Pause/Resume, Remove. Nothing raised while an endpoint could not
 // receive is replayed later (spec 6): pausing cancels its pending deliveries, as disabling does.
 import { and, eq } from "drizzle-orm";

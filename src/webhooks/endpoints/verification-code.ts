@@ -1,6 +1,6 @@
-// The shape of a verification code (spec 2 "Verification code", DESIGN.md), shared by the
-// server and the portal's page: both normalise what a person typed or pasted the same way, so
-// spacing or lower case never costs one of the 5 attempts.
+// The shape of a verification code (spec 2 "Verification code": no look-alike characters), shared
+// by the server and the portal's page: both normalise what a person typed or pasted the same way,
+// so spacing or lower case never costs one of the 5 attempts.
 
 /** Letters and digits that cannot be mistaken for each other (no I, L, O, 0, 1). */
 export const verificationCodeAlphabet = "ABCDEFGHJKMNPQRSTUVWXYZ23456789";

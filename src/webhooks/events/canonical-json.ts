@@ -1,4 +1,4 @@
-// Canonical JSON (spec 2 "Event envelope", DESIGN.md): keys sorted alphabetically at every
+// Canonical JSON (spec 2 "Event envelope"): keys sorted alphabetically at every
 // level, compact separators. The string produced here is stored, signed and sent unchanged.
 
 function canonical(value: unknown, path: string): string {

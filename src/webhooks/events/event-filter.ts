@@ -1,7 +1,7 @@
 // Per-endpoint event-type filter. An endpoint receives all account event types
 // unless it names some; webhook.verify and webhook.test are one-off sends to the endpoint itself
-// (one-off-send.ts), never fanned out, so no filter can keep them away. Listing them is refused
-// rather than silently dropped, so nobody believes they chose to receive or skip them.
+// (delivery/one-off-send.ts), never fanned out, so no filter can keep them away. Listing them is
+// refused rather than silently dropped, so nobody believes they chose to receive or skip them.
 import { ApiError } from "../../core/errors.ts";
 import { type AccountEventType, accountEventTypes } from "./types.ts";
 

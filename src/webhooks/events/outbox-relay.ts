@@ -34,7 +34,7 @@ const sqliteChangePollMs = 100;
  * The relay on SQLite, where every process is on one machine: nothing to publish (a commit moves
  * the database's change counter by itself); a serving process reads the counter every 100 ms
  * (one PRAGMA through SQLite) and wakes its dispatcher when it moved, so events written by
- * `svc import`, `svc sync` or another worker are sent within about 100 ms, not at the next
+ * `svc import`, `svc sync` or another serving process are sent within about 100 ms, not at the next
  * one-second tick. Its own commits move the counter too: a spare wake-up costs one claim query.
  */
 export function createSqliteOutboxRelay(

@@ -1,8 +1,8 @@
-// Wakes the dispatcher at once when events are committed (DESIGN.md: "wake up at once on a
-// new event"). In this process by a direct call; across processes and instances through a relay
-// when the engine has one (PostgreSQL LISTEN/NOTIFY: outbox-relay.ts), so an event written by
-// any instance or by the CLI starts its first attempt at once somewhere. Without a relay
-// (SQLite) the dispatcher's one-second tick covers writers in other processes.
+// Wakes the dispatcher at once when events are committed (a new event's first attempt
+// starts at once, not at the next poll). In this process by a direct call; across processes and
+// instances through a relay when the engine has one (PostgreSQL LISTEN/NOTIFY: outbox-relay.ts), so
+// an event written by any instance or by the CLI starts its first attempt at once somewhere.
+// Without a relay (SQLite) the dispatcher's one-second tick covers writers in other processes.
 
 /** Carries "deliveries were committed" between processes. */
 export interface OutboxRelay {

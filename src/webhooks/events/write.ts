@@ -1,6 +1,6 @@
-// Writing events (transactional outbox, DESIGN.md): the event row with its canonical body and
-// one delivery row per eligible endpoint are written with the caller's transaction, so data
-// and the events describing it commit together or not at all.
+// Writing events (a transactional outbox: docs/architecture.md "The delivery pipeline"): the event
+// row with its canonical body and one delivery row per eligible endpoint are written with the
+// caller's transaction, so data and the events describing it commit together or not at all.
 import { and, asc, eq, inArray, isNotNull } from "drizzle-orm";
 import type { Clock } from "../../core/clock.ts";
 import { newId } from "../../core/ids.ts";
