@@ -88,21 +88,60 @@ export function openPostgresDatabase(url: string, options: PostgresOptions = {})
     const isolationLevel = options.isolation ?? "serializable";
     for (let attempt = 1; ; attempt++) {
       try {
-        // The isolation level goes with BEGIN itself: drizzle's transaction() sends it as a
-        // statement of its own, one more round trip per transaction.
-        return await inside.run(true, () =>
-          client.begin(`isolation level ${isolationLevel}`, async (transactionClient) => {
-            const txOrm = drizzle({ client: transactionClient });
-            return work(
-              transactionHandle(txOrm, { engine: "postgres", t: tables, rows: rowsOf(txOrm) }),
-            );
-          }),
-        );
+        return await inside.run(true, () => transaction(isolationLevel, work));
       } catch (error) {
         if (!isRetryable(error) || attempt >= maxAttempts) throw error;
         // Back off with jitter, so transactions that collided do not collide again.
         await Bun.sleep(Math.random() * Math.min(2 ** attempt * 5, 500));
       }
+    }
+  }
+
+  /**
+   * One transaction on a connection of its own. BEGIN (with its isolation level: drizzle's
+   * transaction() sends the level as a statement of its own) is not awaited before the work's
+   * first statement: Bun's client sends statements it has prepared on a connection back to back
+   * (pipelined), so BEGIN goes out with the first statement, one round trip instead of two (Bun's
+   * begin() awaits BEGIN). The server still runs them in order, each after the one before. A
+   * BEGIN cannot be refused on a live connection (nothing it asks can fail), so when it fails the
+   * connection is gone and the work's statements fail with it; a connection released inside a
+   * transaction (ROLLBACK failed too) is closed by Bun, never handed out again.
+   */
+  async function transaction<T>(
+    isolationLevel: NonNullable<WriteOptions["isolation"]>,
+    work: (tx: Db) => Promise<T>,
+  ): Promise<T> {
+    const connection = await client.reserve();
+    try {
+      // Started now (Bun's queries start when awaited or given a callback): ahead of the work's.
+      const begun = (
+        isolationLevel === "serializable"
+          ? connection`BEGIN ISOLATION LEVEL SERIALIZABLE`
+          : connection`BEGIN ISOLATION LEVEL READ COMMITTED`
+      ).then(
+        () => undefined,
+        (error: unknown) => error ?? new Error("BEGIN failed"),
+      );
+      let result: T;
+      try {
+        const txOrm = drizzle({ client: connection });
+        result = await work(
+          transactionHandle(txOrm, { engine: "postgres", t: tables, rows: rowsOf(txOrm) }),
+        );
+      } catch (error) {
+        // BEGIN's own failure explains the work's (it ran outside a transaction block).
+        throw (await begun) ?? error;
+      }
+      const beginError = await begun;
+      if (beginError) throw beginError;
+      await connection`COMMIT`;
+      return result;
+    } catch (error) {
+      // After a failed COMMIT there is nothing left to roll back (the server answers a warning).
+      await connection`ROLLBACK`.catch(() => undefined);
+      throw error;
+    } finally {
+      connection.release();
     }
   }
 

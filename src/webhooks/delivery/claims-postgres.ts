@@ -3,11 +3,12 @@
 // rows still pending and due (FOR UPDATE SKIP LOCKED: rows another instance is claiming are
 // passed by), keeps those within each endpoint's cluster-wide cap, moves them to the lease and
 // returns them joined with their event and endpoint. The same rules as the statement-by-statement
-// form SQLite runs (claims.ts), in one round trip instead of four.
+// form SQLite runs (claims.ts). Both statements leave with BEGIN in one write
+// (pipelined, db/postgres-store.ts): one round trip, then COMMIT.
 //
 // The cap's count must see every claim committed before this one took the endpoint's lock, so
 // the lock is a statement of its own: a read-committed statement reads the snapshot taken when it
-// started, and the claim statement starts after the lock is held.
+// started, and the server starts the claim statement only after the lock statement has finished.
 import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/store.ts";
 import type { ClaimedRow } from "./claimed-delivery.ts";
@@ -40,13 +41,17 @@ interface RawRow {
 export async function claimOnPostgres(tx: Db, claim: PostgresClaim): Promise<ClaimedRow[]> {
   const now = claim.now.getTime();
   const lease = claim.leaseUntil.getTime();
-  if (claim.endpointCap !== undefined) {
-    // Every endpoint's lock in one statement, taken in the sorted order of the array: a function
-    // scan of unnest yields its elements in order and the select list is evaluated row by row.
-    await tx.rows(
-      sql`SELECT pg_advisory_xact_lock(hashtext('svc_endpoint:' || k)) FROM unnest(${sql.param(claim.endpoints)}::text[]) AS k`,
-    );
-  }
+  // Every endpoint's lock in one statement, taken in the sorted order of the array: a function
+  // scan of unnest yields its elements in order and the select list is evaluated row by row. Not
+  // awaited before the claim statement is sent: the two go out together (pipelined) and the
+  // server starts the claim, and takes its snapshot, only once the locks are held; if the locks
+  // fail, the claim fails too (the transaction is aborted).
+  const locked =
+    claim.endpointCap === undefined
+      ? undefined
+      : tx.rows(
+          sql`SELECT pg_advisory_xact_lock(hashtext('svc_endpoint:' || k)) FROM unnest(${sql.param(claim.endpoints)}::text[]) AS k`,
+        );
   // Without a cap every free row is allowed.
   const allowed: SQL =
     claim.endpointCap === undefined
@@ -62,7 +67,7 @@ export async function claimOnPostgres(tx: Db, claim: PostgresClaim): Promise<Cla
               AND next_attempt_at > ${now} AND lease_expires_at > ${now}
             GROUP BY endpoint_id) leased ON leased.endpoint_id = f.endpoint_id
           WHERE f.k <= ${claim.endpointCap} - coalesce(leased.n, 0)`;
-  const rows = await tx.rows<RawRow>(sql`
+  const claimed = tx.rows<RawRow>(sql`
     WITH free AS (
       SELECT deliveries.id, deliveries.endpoint_id, picked.ord
       FROM unnest(${sql.param(claim.ids)}::text[]) WITH ORDINALITY AS picked(id, ord)
@@ -86,6 +91,7 @@ export async function claimOnPostgres(tx: Db, claim: PostgresClaim): Promise<Cla
     JOIN events ON events.id = claimed.event_id
     JOIN webhook_endpoints ON webhook_endpoints.id = claimed.endpoint_id
     ORDER BY claimed.id`);
+  const [rows] = await Promise.all([claimed, locked]);
   return rows.map((row) => ({
     id: row.id,
     eventId: row.event_id,
