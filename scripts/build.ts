@@ -12,6 +12,10 @@ const result = await Bun.build({
   compile: { outfile: values.outfile as string },
   minify: true,
   target: "bun",
+  // Start-up: the binary carries the parsed bytecode, so a start does not parse ~3 MB of
+  // JavaScript before running it (about a third of a start's CPU).
+  bytecode: true,
+  format: "esm",
 });
 if (!result.success) {
   for (const message of result.logs) console.error(message);

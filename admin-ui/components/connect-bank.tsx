@@ -1,8 +1,10 @@
 // "Connect a bank": choose a configured provider; for Enable Banking pick the
 // country and the bank from its list and go to the bank to approve; for SimpleFIN paste the
 // setup token made at the Bridge. Also the Remove button of a real-bank connection. Kept in its
-// own component so the connections page only mounts it.
+// own component so the connections page only mounts it. The providers' names come from the
+// provider catalog (plain data, so no server code is bundled).
 import { useState } from "preact/hooks";
+import { providerCatalog, type RealProviderName } from "../../src/banking/providers/descriptors.ts";
 import { api } from "../api.ts";
 import type { OwnConnectionView } from "../types.ts";
 import { type Action, useAction } from "../use-action.ts";
@@ -11,15 +13,10 @@ import { ConfirmDialog } from "./confirm-dialog.tsx";
 import { ActionButton, Badge, ErrorNotice, Field, Notice, TextField } from "./ui.tsx";
 
 interface ProviderInfo {
-  name: "enable_banking" | "simplefin";
+  name: RealProviderName;
   configured: boolean;
   requests_per_day: number;
 }
-
-const providerLabel: Record<ProviderInfo["name"], string> = {
-  enable_banking: "European bank (Enable Banking)",
-  simplefin: "North American bank (SimpleFIN Bridge)",
-};
 
 const statusTone: Record<OwnConnectionView["status"], "good" | "warn" | "bad" | "neutral"> = {
   linked: "good",
@@ -40,19 +37,11 @@ export function ConnectionStatusBadge(props: { status: OwnConnectionView["status
   );
 }
 
+/** A provider's name where people read it (the provider catalog's label). */
 export function providerName(provider: string): string {
-  switch (provider) {
-    case "sandbox":
-      return "Sandbox bank";
-    case "import":
-      return "Operator ingest";
-    case "enable_banking":
-      return "Enable Banking";
-    case "simplefin":
-      return "SimpleFIN Bridge";
-    default:
-      return provider;
-  }
+  return Object.hasOwn(providerCatalog, provider)
+    ? providerCatalog[provider as keyof typeof providerCatalog].label
+    : provider;
 }
 
 function EnableBankingForm() {
@@ -233,7 +222,7 @@ export function ConnectBankCard(props: { onLinked: () => Promise<void> }) {
             onChange={(e) => setChoice(e.currentTarget.value as ProviderInfo["name"])}
           >
             {configured.map((p) => (
-              <option value={p.name}>{providerLabel[p.name]}</option>
+              <option value={p.name}>{providerCatalog[p.name].connectLabel}</option>
             ))}
           </select>
         )}

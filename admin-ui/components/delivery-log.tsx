@@ -3,7 +3,7 @@
 // (keyset cursor), each opening to its full detail (body, headers, Resend / Retry now).
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 // The server's list itself: values.ts holds only constants, so no server code is bundled.
-import { eventTypes } from "../../src/db/schema/values.ts";
+import { eventTypes } from "../../src/webhooks/events/types.ts";
 import { api } from "../api.ts";
 import type { DeliveryView, EndpointView } from "../types.ts";
 import { CopyId } from "./copy.tsx";

@@ -1,24 +1,13 @@
 // The endpoint's event-type filter: which account event types
 // it receives. All ticked is saved as null (every type, also ones added later); none ticked is
 // refused here, before the server would refuse it. webhook.verify and webhook.test are not
-// listed: they always reach the endpoint.
+// listed: they always reach the endpoint. The types and what each means to the owner come from
+// the server's event catalog.
 import { useEffect, useState } from "preact/hooks";
-import type { AccountEventType } from "../../src/webhooks/events/types.ts";
+import { accountEventTypes, eventCatalog } from "../../src/webhooks/events/types.ts";
 import { api } from "../api.ts";
 import type { EndpointView } from "../types.ts";
 import { ActionButton } from "./ui.tsx";
-
-// What each account event type means to the owner. Keyed by the server's AccountEventType, so
-// the compiler refuses a type missing here or one the server does not have; only the type is
-// imported, so no server code is bundled.
-const descriptions: Record<AccountEventType, string> = {
-  "account.transactions.available": "new transactions were fetched",
-  "account.balance.updated": "a balance was refreshed",
-  "connection.status.changed": "a bank connection changed state",
-};
-
-/** The account event types, in the order above. */
-const accountEventTypes = Object.keys(descriptions) as AccountEventType[];
 
 export function EventTypeFilter(props: {
   endpoint: EndpointView;
@@ -60,7 +49,7 @@ export function EventTypeFilter(props: {
               />
               <span>
                 <code>{type}</code>
-                <span class="block muted small">{descriptions[type]}</span>
+                <span class="block muted small">{eventCatalog[type].portalLabel}</span>
               </span>
             </label>
           ))}

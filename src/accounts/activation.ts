@@ -4,11 +4,11 @@
 // own transaction, so the move happens exactly when the second fact arrives. Sandbox
 // connections never count.
 import { and, eq, inArray } from "drizzle-orm";
+import { realProviderNames } from "../banking/providers/descriptors.ts";
 import type { Clock } from "../core/clock.ts";
-import type { ProviderName, SubscriptionStatus } from "../db/schema.ts";
+import type { SubscriptionStatus } from "../db/schema.ts";
 import { type Db, first } from "../db/store.ts";
 
-export const realBankProviders: readonly ProviderName[] = ["enable_banking", "simplefin"];
 const billingSetUp: readonly SubscriptionStatus[] = ["active", "trialing"];
 
 /** Moves a sandbox account to active when it pays and has a linked real bank; says whether. */
@@ -33,7 +33,7 @@ export async function activateIfRealBankAndBilling(
         and(
           eq(connections.serviceAccountId, serviceAccountId),
           eq(connections.status, "linked"),
-          inArray(connections.provider, [...realBankProviders]),
+          inArray(connections.provider, [...realProviderNames]),
         ),
       )
       .limit(1),

@@ -2,13 +2,11 @@
 // accounts each carries with their latest balance, and the last sync run. Every query is
 // scoped to the owner, so another account's connection is simply "not found".
 import { and, asc, desc, eq, inArray } from "drizzle-orm";
-import { realBankProviders } from "../accounts/activation.ts";
-import type { Clock } from "../core/clock.ts";
 import { ApiError } from "../core/errors.ts";
 import { isUuid } from "../core/ids.ts";
 import { type Db, first } from "../db/store.ts";
 import { assertServiceAccount } from "./connections.ts";
-import { createProviders } from "./providers/registry.ts";
+import { pulledProviderNames } from "./providers/descriptors.ts";
 import type { ConnectionRow } from "./status.ts";
 
 export interface AccountBalanceView {
@@ -97,13 +95,12 @@ async function lastRun(db: Db, connectionId: string): Promise<OwnConnectionView[
 /** Every connection of the account, oldest first, with accounts, balances and the last run. */
 export async function listOwnConnections(
   db: Db,
-  clock: Clock,
   serviceAccountId: string,
 ): Promise<OwnConnectionView[]> {
   await assertServiceAccount(db, serviceAccountId);
   const { balances, bankAccounts, connections } = db.t;
-  // Real banks are pulled too; listing them needs no secrets, only their names.
-  const pullable = new Set([...Object.keys(createProviders(clock)), ...realBankProviders]);
+  // Listing needs only the pulled providers' names, not the registry (nor its secrets).
+  const pullable = new Set<string>(pulledProviderNames);
   const rows = await db
     .select()
     .from(connections)

@@ -2,9 +2,8 @@
 // the portal. Each entry carries the exact envelope that is signed and sent.
 import { and, desc, eq } from "drizzle-orm";
 import { ApiError } from "../core/errors.ts";
-import type { EventType } from "../db/schema.ts";
 import type { Db } from "../db/store.ts";
-import type { EventEnvelope } from "../webhooks/events/types.ts";
+import type { EventEnvelope, EventType } from "../webhooks/events/types.ts";
 import { assertServiceAccount } from "./connections.ts";
 
 export const defaultEventLimit = 50;

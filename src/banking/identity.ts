@@ -14,13 +14,12 @@
 //   d. else it is a new transaction.
 // A provider id that now names different content is therefore a different transaction: an
 // unrelated row is never overwritten. This module is pure; apply.ts reads and writes the rows.
-import type { ProviderName, TransactionStatus } from "../db/schema.ts";
+import type { TransactionStatus } from "../db/schema.ts";
+import { type ProviderName, realProviderNames } from "./providers/descriptors.ts";
 
-/** Providers whose ids are hints only; the sandbox bank and import files keep stable ids. */
-export const providersWithUnstableIds: ReadonlySet<ProviderName> = new Set([
-  "enable_banking",
-  "simplefin",
-]);
+/** Providers whose ids are hints only (real banks); the sandbox bank and import files keep
+ * stable ids. */
+export const providersWithUnstableIds: ReadonlySet<ProviderName> = new Set(realProviderNames);
 
 /** How far apart two dates of one transaction may be (pending vs booked, refined rows). */
 export const sameTransactionDays = 7;

@@ -27,11 +27,12 @@ export const linkStateTtlMs = 60 * 60 * 1000;
 
 export type LinkDeps = Pick<
   Services,
-  "db" | "clock" | "log" | "outbox" | "config" | "masterKey"
+  "db" | "clock" | "log" | "outbox" | "config" | "masterKey" | "providers"
 > & {
   /** Tests may pass their own clients; else built from the config. */
   clients?: RealBankClients;
-  /** Tests may pass their own provider HTTP client (e.g. a short timeout). */
+  /** Tests may pass their own provider HTTP client (e.g. a short timeout); the first sync
+   * then pulls over it too. */
   http?: ProviderHttp;
 };
 
@@ -68,6 +69,7 @@ export function enableBankingClientOf(deps: LinkDeps): EnableBankingClient {
 }
 
 function providersOf(deps: LinkDeps): ProviderRegistry {
+  if (!deps.http) return deps.providers;
   return createProviders(deps.clock, {
     config: deps.config,
     masterKey: deps.masterKey.bytes,

@@ -2,7 +2,7 @@
 // connection is, its status and sync state, and its bank accounts' ids and names, so an
 // operator can find one and remove it. Never balances, account numbers or provider secrets:
 // operators see metadata (docs/security.md).
-import type { Clock } from "../core/clock.ts";
+
 import { ApiError } from "../core/errors.ts";
 import { isUuid } from "../core/ids.ts";
 import type { Db } from "../db/store.ts";
@@ -28,10 +28,9 @@ export interface OperatorConnectionView {
 /** Every connection of the account, oldest first; 404 when there is no such account. */
 export async function listConnectionsForOperator(
   db: Db,
-  clock: Clock,
   serviceAccountId: string,
 ): Promise<OperatorConnectionView[]> {
-  const own = await listOwnConnections(db, clock, serviceAccountId);
+  const own = await listOwnConnections(db, serviceAccountId);
   return own.map((c) => ({
     id: c.id,
     serviceAccountId,

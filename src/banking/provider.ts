@@ -1,9 +1,10 @@
 // The provider interface (docs/providers.md): kept small, like the provider layers
 // of multi-bank engines, so a real aggregator can be added next to the sandbox bank. Each
 // provider maps its own payloads into our model in one `transform` step.
-import type { ConnectionStatus, ProviderName } from "../db/schema.ts";
+import type { ConnectionStatus } from "../db/schema.ts";
 import type { AccountRecord, BalanceRecord, TransactionRecord } from "./model.ts";
 import type { RequestBudget } from "./providers/budget.ts";
+import type { ProviderName } from "./providers/descriptors.ts";
 import type { SkipTally } from "./skips.ts";
 
 /** What a provider is told about the connection it reads. */

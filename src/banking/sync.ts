@@ -17,7 +17,6 @@ import { withoutUrlPaths } from "./notice.ts";
 import type { BankProvider, ProviderRegistry } from "./provider.ts";
 import { planPull } from "./providers/budget.ts";
 import { ProviderError, statusAfterFailure } from "./providers/errors.ts";
-import { createProviders } from "./providers/registry.ts";
 import { readConnection } from "./read.ts";
 import { type ConnectionRow, moveConnectionStatus } from "./status.ts";
 
@@ -27,27 +26,17 @@ const trailingWindowDays = 7;
 const providerTimeoutMs = 120_000;
 
 export type SyncTrigger = "schedule" | "cli" | "portal";
-export type SyncDeps = Pick<Services, "db" | "clock" | "log" | "outbox"> & {
+export type SyncDeps = Pick<Services, "db" | "clock" | "log" | "outbox" | "providers"> & {
   /** Counts runs and their duration (svc serve's /metrics). */
   metrics?: Pick<Services["metrics"], "syncRun"> &
     Partial<Pick<Services["metrics"], "providerRowsSkipped">>;
-} & Partial<Pick<Services, "config" | "masterKey">>;
-
-/** The built-in providers; real banks join when the configuration and master key are at hand. */
-function defaultProviders(deps: SyncDeps): ProviderRegistry {
-  return createProviders(
-    deps.clock,
-    deps.config && deps.masterKey
-      ? { config: deps.config, masterKey: deps.masterKey.bytes }
-      : undefined,
-  );
-}
+};
 
 export interface SyncOptions {
   trigger: SyncTrigger;
   /** Run even if the provider's minimum interval since the last run has not passed. */
   force?: boolean;
-  /** Defaults to the built-in providers; tests pass their own. */
+  /** Defaults to the registry the services were wired with (deps.providers); tests pass their own. */
   providers?: ProviderRegistry;
 }
 
@@ -146,7 +135,7 @@ export async function syncConnection(
   connectionId: string,
   options: SyncOptions,
 ): Promise<SyncResult> {
-  const providers = options.providers ?? defaultProviders(deps);
+  const providers = options.providers ?? deps.providers;
   const connection = await getConnection(deps.db, connectionId);
   const provider = providerFor(connection, providers);
   const startedAt = deps.clock.now();
@@ -349,7 +338,7 @@ export async function syncAllConnections(
   /** Told before each connection (progress on a TTY for `svc sync`). */
   onProgress?: (done: number, total: number) => void,
 ): Promise<SyncResult[]> {
-  const providers = options.providers ?? defaultProviders(deps);
+  const providers = options.providers ?? deps.providers;
   const pullable = Object.keys(providers) as ConnectionRow["provider"][];
   if (pullable.length === 0) return [];
   const { connections } = deps.db.t;

@@ -4,8 +4,11 @@
 import type { Command } from "commander";
 import { listOwnConnections } from "../banking/account-connections.ts";
 import { completeLink, removeConnection, startLink } from "../banking/link.ts";
-import { enableBankingBudget, simplefinBudget } from "../banking/providers/budget.ts";
-import { enableBankingConfigured } from "../banking/providers/registry.ts";
+import {
+  budgetText,
+  providerCatalog,
+  pulledProviderNames,
+} from "../banking/providers/descriptors.ts";
 import { renewSimplefin, startRenew } from "../banking/renew.ts";
 import { CliUsageError, configFor, outputFor, withServices } from "./context.ts";
 import type { CliIo } from "./io.ts";
@@ -96,7 +99,7 @@ export function registerConnect(program: Command, io: CliIo): void {
     .requiredOption("--account <id>", "service account id")
     .action(async (options: { account: string }, cmd: Command) => {
       await withServices(io, cmd, async (services, out) => {
-        const list = await listOwnConnections(services.db, services.clock, options.account);
+        const list = await listOwnConnections(services.db, options.account);
         const rows = list.map((c) => ({
           id: c.id,
           provider: c.provider,
@@ -179,19 +182,11 @@ export function registerConnect(program: Command, io: CliIo): void {
     .description("Which bank providers this instance can use, and their request budgets.")
     .action(async (_options: unknown, cmd: Command) => {
       const config = configFor(io, cmd);
-      const rows = [
-        { name: "sandbox", configured: true, budget: "none (simulated bank)" },
-        {
-          name: "enable_banking",
-          configured: enableBankingConfigured(config),
-          budget: `${enableBankingBudget.requests} requests a day per account`,
-        },
-        {
-          name: "simplefin",
-          configured: true,
-          budget: `${simplefinBudget.requests} requests a day per access`,
-        },
-      ];
+      const rows = pulledProviderNames.map((name) => ({
+        name,
+        configured: providerCatalog[name].configured(config),
+        budget: budgetText(name),
+      }));
       outputFor(io, cmd).result(rows, () =>
         formatTable(
           ["PROVIDER", "CONFIGURED", "BUDGET"],

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { defaultEventLimit, listAccountEvents, maxEventLimit } from "../banking/event-log.ts";
-import { eventTypes } from "../db/schema.ts";
+import { eventTypes } from "../webhooks/events/types.ts";
 import { CliUsageError, parseChoice, withServices } from "./context.ts";
 import type { CliIo } from "./io.ts";
 import { formatTable } from "./output.ts";

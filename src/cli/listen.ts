@@ -5,7 +5,6 @@ import tls, { type SecureContext } from "node:tls";
 import type { Command } from "commander";
 import { z } from "zod";
 import { parseEventTypes } from "../api/events/query.ts";
-import { eventTypes } from "../db/schema.ts";
 import { isWellFormedApiKey } from "../keys/format.ts";
 import { formatForwarded, ListenRefused, runListen } from "../listen/listen.ts";
 import {
@@ -14,6 +13,7 @@ import {
   loadOrCreateListenSecret,
 } from "../listen/secret-file.ts";
 import { trustContext } from "../net/trust.ts";
+import { eventTypes } from "../webhooks/events/types.ts";
 import { CliFailure, CliUsageError, globalOptions } from "./context.ts";
 import type { CliIo } from "./io.ts";
 

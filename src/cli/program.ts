@@ -9,29 +9,77 @@ import { MigrationError } from "../db/migrate.ts";
 import { DatabaseBusyError } from "../db/store.ts";
 import { ListenError } from "../server/server.ts";
 import { SetupCancelled } from "../setup/cancelled.ts";
-import { registerAccounts } from "./accounts.ts";
-import { registerConnect } from "./connect.ts";
 import { CliFailure, CliUsageError, DataDirMissing } from "./context.ts";
-import { registerDb } from "./db.ts";
-import { registerDeliveries } from "./deliveries.ts";
-import { registerDev } from "./dev.ts";
-import { registerEndpoints } from "./endpoints.ts";
-import { registerEvents } from "./events.ts";
-import { registerHealth } from "./health.ts";
-import { registerImport } from "./import.ts";
 import type { CliIo } from "./io.ts";
-import { registerKeys } from "./keys.ts";
-import { registerListen } from "./listen.ts";
-import { registerMail } from "./mail.ts";
-import { registerMaintenance } from "./maintenance.ts";
-import { registerSandbox } from "./sandbox.ts";
-import { registerServe } from "./serve.ts";
-import { registerSetup } from "./setup.ts";
-import { registerSync } from "./sync.ts";
 
 const cliVersion = packageJson.version;
 
-export function buildProgram(io: CliIo): Command {
+type Register = (program: Command, io: CliIo) => void;
+
+interface CommandModule {
+  /** The top-level commands the module registers. */
+  names: readonly string[];
+  load: () => Promise<Register>;
+}
+
+/**
+ * Each command's module, in `svc --help`'s order. A command loads only its own module: the
+ * others' imports (the setup wizard, backup, the sandbox, listen...) would cost every start,
+ * `svc serve`'s included, their loading time.
+ */
+export const commandModules: readonly CommandModule[] = [
+  { names: ["serve"], load: async () => (await import("./serve.ts")).registerServe },
+  { names: ["dev"], load: async () => (await import("./dev.ts")).registerDev },
+  { names: ["setup"], load: async () => (await import("./setup.ts")).registerSetup },
+  {
+    names: ["migrate", "backup"],
+    load: async () => (await import("./maintenance.ts")).registerMaintenance,
+  },
+  { names: ["db"], load: async () => (await import("./db.ts")).registerDb },
+  { names: ["accounts"], load: async () => (await import("./accounts.ts")).registerAccounts },
+  { names: ["sandbox"], load: async () => (await import("./sandbox.ts")).registerSandbox },
+  {
+    names: ["connect", "connections", "providers"],
+    load: async () => (await import("./connect.ts")).registerConnect,
+  },
+  { names: ["sync"], load: async () => (await import("./sync.ts")).registerSync },
+  { names: ["import"], load: async () => (await import("./import.ts")).registerImport },
+  { names: ["events"], load: async () => (await import("./events.ts")).registerEvents },
+  { names: ["listen"], load: async () => (await import("./listen.ts")).registerListen },
+  { names: ["keys"], load: async () => (await import("./keys.ts")).registerKeys },
+  { names: ["endpoints"], load: async () => (await import("./endpoints.ts")).registerEndpoints },
+  { names: ["deliveries"], load: async () => (await import("./deliveries.ts")).registerDeliveries },
+  { names: ["mail"], load: async () => (await import("./mail.ts")).registerMail },
+  { names: ["health"], load: async () => (await import("./health.ts")).registerHealth },
+];
+
+/** Global options that take a value (the word after them is not a command). */
+const globalOptionsWithValue = new Set(["--data-dir", "--config"]);
+
+/** The command word of `argv` (`svc --data-dir d serve ...` -> "serve"), if there is one. */
+function commandWord(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === "--") return undefined;
+    if (globalOptionsWithValue.has(arg)) i++;
+    else if (!arg.startsWith("-")) return arg;
+  }
+  return undefined;
+}
+
+/**
+ * The `svc` program. Given `argv`, only the module of the command it names is loaded (all of
+ * them for `svc --help`, `svc help`, or a word that is no command, so commander's listing and
+ * its "unknown command" answer stay whole).
+ */
+export async function buildProgram(io: CliIo, argv?: readonly string[]): Promise<Command> {
+  const word = argv === undefined ? undefined : commandWord(argv);
+  const named = commandModules.filter(
+    (module) => word !== undefined && module.names.includes(word),
+  );
+  const registers = await Promise.all(
+    (named.length > 0 ? named : commandModules).map((module) => module.load()),
+  );
   const program = new Command("svc")
     .description("Svc: a self-hostable bank-data API with signed webhooks, in one executable.")
     .version(cliVersion, "-v, --version")
@@ -47,23 +95,7 @@ export function buildProgram(io: CliIo): Command {
     .showHelpAfterError("(add --help for usage)")
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .exitOverride();
-  registerServe(program, io);
-  registerDev(program, io);
-  registerSetup(program, io);
-  registerMaintenance(program, io);
-  registerDb(program, io);
-  registerAccounts(program, io);
-  registerSandbox(program, io);
-  registerConnect(program, io);
-  registerSync(program, io);
-  registerImport(program, io);
-  registerEvents(program, io);
-  registerListen(program, io);
-  registerKeys(program, io);
-  registerEndpoints(program, io);
-  registerDeliveries(program, io);
-  registerMail(program, io);
-  registerHealth(program, io);
+  for (const register of registers) register(program, io);
   // Every subcommand inherits the output routing and the no-exit behaviour.
   const configure = (command: Command) => {
     command.configureOutput({ writeOut: io.stdout, writeErr: io.stderr }).exitOverride();
@@ -93,7 +125,7 @@ function errorLine(error: unknown): { line: string; code: number; body?: unknown
 
 /** Runs the CLI and returns the exit status (0 ok, 1 failed, 2 usage, 78 configuration). */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
-  const program = buildProgram(io);
+  const program = await buildProgram(io, argv);
   try {
     if (argv.length === 0) {
       program.outputHelp();

@@ -1,12 +1,8 @@
 // Opening the configured engine: PostgreSQL when `databaseUrl` is set, else the embedded SQLite
 // file in the data dir (the default: nothing else to run).
 import { join } from "node:path";
-import {
-  openPostgresDatabase,
-  type PostgresDatabase,
-  type PostgresOptions,
-} from "./postgres-store.ts";
-import { openSqliteDatabase, type SqliteDatabase } from "./sqlite-store.ts";
+import type { PostgresDatabase, PostgresOptions } from "./postgres-store.ts";
+import type { SqliteDatabase } from "./sqlite-store.ts";
 
 export type { PostgresDatabase } from "./postgres-store.ts";
 export type { SqliteDatabase } from "./sqlite-store.ts";
@@ -27,15 +23,23 @@ export interface DatabaseSettings {
   databasePoolSize?: number | undefined;
 }
 
+type PostgresStoreModule = typeof import("./postgres-store.ts");
+type SqliteStoreModule = typeof import("./sqlite-store.ts");
+
 export function openDatabase(
   settings: DatabaseSettings,
   postgresOptions: PostgresOptions = {},
 ): AnyDatabase {
+  // Only the configured engine's store (its driver, its table declarations) is loaded: loading
+  // both cost every start the other engine's modules. `require` keeps this synchronous; the
+  // bundler resolves the literal paths, so the compiled binary carries both.
   if (settings.databaseUrl !== undefined) {
+    const { openPostgresDatabase } = require("./postgres-store.ts") as PostgresStoreModule;
     return openPostgresDatabase(settings.databaseUrl, {
       ...(settings.databasePoolSize !== undefined ? { poolSize: settings.databasePoolSize } : {}),
       ...postgresOptions,
     });
   }
+  const { openSqliteDatabase } = require("./sqlite-store.ts") as SqliteStoreModule;
   return openSqliteDatabase(databasePath(settings.dataDir));
 }

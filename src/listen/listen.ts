@@ -8,7 +8,7 @@
 // the key or account was refused meanwhile) ends it with one line instead of a retry loop.
 import type { SecureContext } from "node:tls";
 import { streamClosedEvent } from "../api/events/stream.ts";
-import type { EventType } from "../db/schema.ts";
+import type { EventType } from "../webhooks/events/types.ts";
 import { reconnectDelayMs } from "./backoff.ts";
 import { type ForwardResult, forwardEvent } from "./forward.ts";
 import { readSse } from "./sse.ts";

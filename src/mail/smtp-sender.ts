@@ -3,7 +3,6 @@
 // that still fails after the last retry stays in the outbox with its error for the operator.
 import { Cron } from "croner";
 import { and, asc, eq, isNull, lte } from "drizzle-orm";
-import nodemailer from "nodemailer";
 import type { BackgroundJob } from "../core/background-job.ts";
 import type { Clock } from "../core/clock.ts";
 import type { Row } from "../db/schema.ts";
@@ -36,6 +35,9 @@ export interface MailTransport {
 }
 
 export function smtpTransport(smtpUrl: string): MailTransport {
+  // Loaded only where SMTP is configured: nodemailer's modules were a few per cent of every
+  // start's CPU. `require` keeps this synchronous; the bundler carries the package.
+  const nodemailer = require("nodemailer") as typeof import("nodemailer");
   const transporter = nodemailer.createTransport({
     url: smtpUrl,
     connectionTimeout: 10_000,

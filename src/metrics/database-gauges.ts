@@ -3,11 +3,11 @@
 // small set of rows: pending deliveries (deliveries_due_idx on status), endpoints (at most 3 per
 // account), connections and unsent mail.
 import { count, eq, isNotNull, isNull, sql } from "drizzle-orm";
-import { Gauge, type Registry } from "prom-client";
 import type { Clock } from "../core/clock.ts";
 import type { AnyDatabase } from "../db/open.ts";
 import { connectionStatuses, endpointStatuses } from "../db/schema.ts";
 import type { Db } from "../db/store.ts";
+import { Gauge, type Registry } from "./prom.ts";
 
 interface DeliveryBacklog {
   leased: number;

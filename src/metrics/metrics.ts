@@ -11,13 +11,14 @@
 //
 // Labels are bounded vocabularies only: route patterns, methods, status codes, outcomes and
 // states. Never an id of a tenant, key, endpoint or connection, never a URL, never a secret.
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+
 import packageJson from "../../package.json" with { type: "json" };
 import type { Clock } from "../core/clock.ts";
 import type { AnyDatabase } from "../db/open.ts";
 import { registerDatabaseGauges, registerPoolGauges } from "./database-gauges.ts";
 import { registerHttpRequestMetrics } from "./http-requests.ts";
 import { registerProcessMetrics } from "./process-metrics.ts";
+import { Counter, Gauge, Histogram, Registry } from "./prom.ts";
 
 const metricsPrefix = "svc_";
 

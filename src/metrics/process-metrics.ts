@@ -2,7 +2,7 @@
 // Bun some default collectors report nonsense (the event-loop delay histogram is a stub that
 // yields NaN and 9.2e9 s, the "heap" figure is the virtual reservation), and a wrong series is
 // worse than none. These read process.memoryUsage() and process.cpuUsage(), which Bun implements.
-import { Counter, Gauge, type Registry } from "prom-client";
+import { Counter, Gauge, type Registry } from "./prom.ts";
 
 export function registerProcessMetrics(registry: Registry, name: (suffix: string) => string): void {
   const registers = [registry];

@@ -1,6 +1,7 @@
 // The dependencies the server and every CLI command share. Feature functions take the
 // pieces they need from here as arguments; nothing is a module-level singleton.
-
+import type { ProviderRegistry } from "../banking/provider.ts";
+import { createProviders } from "../banking/providers/registry.ts";
 import type { Config } from "../config/config.ts";
 import type { Clock } from "../core/clock.ts";
 import { systemClock } from "../core/clock.ts";
@@ -28,6 +29,11 @@ export interface Services {
   outbox: OutboxSignal;
   /** This process's Prometheus registry and instruments (served at /metrics by `svc serve`). */
   metrics: Metrics;
+  /**
+   * The bank providers syncs pull from, built once from the provider catalog on first use (so a
+   * command that syncs nothing never reads the providers' CA file).
+   */
+  readonly providers: ProviderRegistry;
 }
 
 export interface OpenServicesOptions {
@@ -65,6 +71,7 @@ export async function openServices(
     });
     const clock = options.clock ?? systemClock;
     await verifyMasterKey(database.db, clock, masterKey);
+    let providers: ProviderRegistry | undefined;
     return {
       config,
       database,
@@ -82,6 +89,10 @@ export async function openServices(
             )
           : createOutboxSignal(createSqliteOutboxRelay(database)),
       metrics: createMetrics({ database, clock }),
+      get providers() {
+        providers ??= createProviders(clock, { config, masterKey: masterKey.bytes });
+        return providers;
+      },
     };
   } catch (error) {
     await database.close();

@@ -21,8 +21,8 @@ describe("README's API and keys sections stay true to the code", () => {
     }
   });
 
-  test("every `svc keys` command is in the README's command table", () => {
-    const program = buildProgram({
+  test("every `svc keys` command is in the README's command table", async () => {
+    const program = await buildProgram({
       stdout: () => {},
       stderr: () => {},
       env: {},

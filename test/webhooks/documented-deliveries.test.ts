@@ -4,12 +4,12 @@
 // schemas, and a body the spec does not allow is refused by the same schemas.
 import { describe, expect, test } from "bun:test";
 import { createV1App } from "../../src/api/v1.ts";
-import { eventTypes } from "../../src/db/schema.ts";
 import { createRequestIds } from "../../src/http/request-id.ts";
 import { silentLogger } from "../../src/log/log.ts";
 import { createDispatcher } from "../../src/webhooks/delivery/dispatcher.ts";
 import { senderFromConfig } from "../../src/webhooks/delivery/sender.ts";
 import { testEndpoint } from "../../src/webhooks/delivery/test-send.ts";
+import { eventTypes } from "../../src/webhooks/events/types.ts";
 import { recordAccountEvents } from "../../src/webhooks/events/write.ts";
 import { expectedSignature, schemaChecker } from "../support/openapi-schemas.ts";
 import type { ReceivedRequest } from "../support/receiver.ts";

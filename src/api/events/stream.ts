@@ -34,9 +34,9 @@ import type { Context } from "hono";
 import { type SSEStreamingApi, streamSSE } from "hono/streaming";
 import { z } from "zod";
 import { ApiError } from "../../core/errors.ts";
-import type { EventType } from "../../db/schema.ts";
 import type { Logger } from "../../log/log.ts";
 import type { OutboxSignal } from "../../webhooks/events/outbox-signal.ts";
+import type { EventType } from "../../webhooks/events/types.ts";
 import type { EventPosition, EventReads, StoredEvent } from "./read.ts";
 import { localStreamSlots, type StreamSlots } from "./stream-slots.ts";
 

@@ -1,14 +1,18 @@
-// The OpenAPI 3.1 `webhooks` section: one entry per event type (spec 6), its body the
-// envelope (spec 2) converted from the SAME zod data schemas the event writer validates with, so
-// the reference cannot drift from what is sent. The headers (spec 4 "Webhook delivery") are
-// documented with their rules, and each webhook's example is a real event built by buildEvent
-// and signed by deliveryHeaders with a published example secret, so a reader can check a
-// signature against it by hand.
+// The OpenAPI 3.1 `webhooks` section: one entry per event type of the event catalog
+// (webhooks/events/types.ts, spec 6), its body the envelope (spec 2) converted from the SAME zod
+// data schemas the event writer validates with, so the reference cannot drift from what is
+// sent. The headers (spec 4 "Webhook delivery") are documented with their rules, and each
+// webhook's example is the catalog's example built by buildEvent and signed by deliveryHeaders
+// with a published example secret, so a reader can check a signature against it by hand.
 import { z } from "zod";
-import { connectionStatuses, type EventType } from "../../db/schema.ts";
 import { deliveryHeaders, webhookUserAgent } from "../../webhooks/delivery/signing.ts";
-import { verificationCodeLength } from "../../webhooks/delivery/verification.ts";
-import { eventDataSchemas } from "../../webhooks/events/types.ts";
+import { eventDataSchemas } from "../../webhooks/event-data.ts";
+import {
+  type EventType,
+  eventCatalog,
+  eventTypes,
+  exampleEventCreatedAt,
+} from "../../webhooks/events/types.ts";
 import { buildEvent } from "../../webhooks/events/write.ts";
 
 type Json = Record<string, unknown>;
@@ -17,10 +21,6 @@ type Json = Record<string, unknown>;
 export const exampleSigningSecret = "whsec_EXAMPLE-ONLY-not-a-real-secret-7QmV2rLp4sNw8yZb3cFhK9t";
 /** The example events' attempt time: 2026-01-15T09:00:05Z. */
 const exampleAttemptAt = new Date("2026-01-15T09:00:05.000Z");
-const exampleCreatedAt = new Date("2026-01-15T09:00:00.000Z");
-const exampleAccountId = "3f1c2a4e-8d9b-4c7e-9a51-0b6d2e7f4a10";
-const exampleConnectionId = "8e2d6b1a-5c4f-4a3e-b9d7-2f1e0c9a8b76";
-const exampleEndpointId = "c4a7e1d2-9b3f-4e8a-a6c5-1d2e3f4a5b6c";
 
 /** The envelope of one event type (spec 2: exactly five fields), over the writer's data schema. */
 function eventEnvelopeSchema<T extends EventType>(type: T) {
@@ -32,65 +32,6 @@ function eventEnvelopeSchema<T extends EventType>(type: T) {
     data: eventDataSchemas[type],
   });
 }
-
-interface WebhookDoc<T extends EventType> {
-  /** Component schema name of the envelope. */
-  schemaName: string;
-  summary: string;
-  /** When it is sent and what to do with it (spec 6). */
-  description: string;
-  exampleData: z.infer<(typeof eventDataSchemas)[T]>;
-  exampleId: string;
-}
-
-const webhookDocs: { [T in EventType]: WebhookDoc<T> } = {
-  "account.transactions.available": {
-    schemaName: "AccountTransactionsAvailableEvent",
-    summary: "New transactions arrived for an account",
-    description:
-      "A sync brought in new transactions for an account. Fetch the account's transactions (`GET /accounts/{account_id}/transactions`) with a small date window overlapping your last read, and de-duplicate on `transaction_id`.",
-    exampleData: {
-      account_id: exampleAccountId,
-      fetched_at: exampleCreatedAt.toISOString(),
-      new_count: 3,
-    },
-    exampleId: "0194f1a2-7c3d-7e4f-8a5b-6c7d8e9f0a1b",
-  },
-  "account.balance.updated": {
-    schemaName: "AccountBalanceUpdatedEvent",
-    summary: "An account's balance changed",
-    description:
-      "An account's balance changed at the bank. Read it with `GET /accounts/{account_id}/balance`; its `fetched_at` is the same string as this event's `data.fetched_at`.",
-    exampleData: { account_id: exampleAccountId, fetched_at: exampleCreatedAt.toISOString() },
-    exampleId: "0194f1a2-7c3d-7e4f-8a5b-6c7d8e9f0a1c",
-  },
-  "connection.status.changed": {
-    schemaName: "ConnectionStatusChangedEvent",
-    summary: "A connection moved to a new status",
-    description: `A connection moved to a new status (one of ${connectionStatuses.map((s) => `\`${s}\``).join(", ")}). \`account_ids\` lists every account the connection carries; read the connection with \`GET /connections/{connection_id}\`.`,
-    exampleData: {
-      connection_id: exampleConnectionId,
-      status: "linked",
-      account_ids: [exampleAccountId],
-    },
-    exampleId: "0194f1a2-7c3d-7e4f-8a5b-6c7d8e9f0a1d",
-  },
-  "webhook.verify": {
-    schemaName: "WebhookVerifyEvent",
-    summary: "Verification code for a new endpoint",
-    description: `Sent when the endpoint's owner asks for a verification code in the portal (or with \`svc endpoints send-code\`). \`data.code\` (${verificationCodeLength} characters) is the only value a receiver must read: enter it in the portal (or with \`svc endpoints verify\`) within 1 hour and 5 attempts to verify the endpoint. Account events flow only to verified endpoints.`,
-    exampleData: { code: "K7QX2M9P", endpoint_id: exampleEndpointId },
-    exampleId: "0194f1a2-7c3d-7e4f-8a5b-6c7d8e9f0a1e",
-  },
-  "webhook.test": {
-    schemaName: "WebhookTestEvent",
-    summary: "Test event",
-    description:
-      "Sent when Test is pressed in the portal (or `svc endpoints test`), also to unverified endpoints; never sent on its own. Answer 2xx; there is nothing to fetch afterwards.",
-    exampleData: { endpoint_id: exampleEndpointId },
-    exampleId: "0194f1a2-7c3d-7e4f-8a5b-6c7d8e9f0a1f",
-  },
-};
 
 const dataFieldDescriptions: Record<string, string> = {
   account_id: "The account the event is about (a UUID, as in `/accounts/{account_id}`).",
@@ -138,12 +79,12 @@ export interface SignedExample {
 
 /** The example delivery of `type`: built by the real event builder, signed by the real signer. */
 export function signedWebhookExample(type: EventType): SignedExample {
-  const docs = webhookDocs[type];
+  const { example } = eventCatalog[type];
   const { envelope, body } = buildEvent(
     type,
-    docs.exampleData as never,
-    exampleCreatedAt,
-    docs.exampleId,
+    example.data as never,
+    exampleEventCreatedAt,
+    example.id,
   );
   const headers = deliveryHeaders({
     eventId: envelope.id,
@@ -196,7 +137,7 @@ function headerParameters(example: SignedExample): Json[] {
 }
 
 function webhookOperation(type: EventType): Json {
-  const docs = webhookDocs[type];
+  const docs = eventCatalog[type];
   const example = signedWebhookExample(type);
   const verifyNote = [
     "**Checking the example signature.** The example was built and signed by the service's own code with the example secret",
@@ -247,10 +188,12 @@ function webhookOperation(type: EventType): Json {
 export function webhooksSection(): { webhooks: Json; schemas: Json } {
   const webhooks: Json = {};
   const schemas: Json = {};
-  for (const type of Object.keys(eventDataSchemas) as EventType[]) {
-    const docs = webhookDocs[type];
+  for (const type of eventTypes) {
     webhooks[type] = webhookOperation(type);
-    schemas[docs.schemaName] = envelopeJsonSchema(type, `The \`${type}\` event envelope.`);
+    schemas[eventCatalog[type].schemaName] = envelopeJsonSchema(
+      type,
+      `The \`${type}\` event envelope.`,
+    );
   }
   return { webhooks, schemas };
 }

@@ -18,6 +18,9 @@ import {
   primaryKey,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
+// The stored event types and provider names are their catalogs'.
+import type { ProviderName } from "../../banking/providers/descriptors.ts";
+import type { EventType } from "../../webhooks/events/types.ts";
 import type {
   AccountStatus,
   AttemptOutcome,
@@ -25,8 +28,6 @@ import type {
   DeliveryKind,
   DeliveryStatus,
   EndpointStatus,
-  EventType,
-  ProviderName,
   RecoveryStatus,
   SubscriptionStatus,
   SyncOutcome,

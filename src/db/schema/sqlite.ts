@@ -15,6 +15,9 @@ import {
   text,
   uniqueIndex,
 } from "drizzle-orm/sqlite-core";
+// The stored event types and provider names are their catalogs'.
+import { providerNames } from "../../banking/providers/descriptors.ts";
+import { eventTypes } from "../../webhooks/events/types.ts";
 import {
   accountStatuses,
   attemptOutcomes,
@@ -22,8 +25,6 @@ import {
   deliveryKinds,
   deliveryStatuses,
   endpointStatuses,
-  eventTypes,
-  providerNames,
   recoveryStatuses,
   subscriptionStatuses,
   syncOutcomes,

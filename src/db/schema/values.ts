@@ -16,8 +16,6 @@ export const connectionStatuses = [
   "initiated",
 ] as const;
 export type ConnectionStatus = (typeof connectionStatuses)[number];
-export const providerNames = ["sandbox", "import", "enable_banking", "simplefin"] as const;
-export type ProviderName = (typeof providerNames)[number];
 
 export const transactionStatuses = ["booked", "pending"] as const;
 export type TransactionStatus = (typeof transactionStatuses)[number];
@@ -27,15 +25,6 @@ export type SyncOutcome = (typeof syncOutcomes)[number];
 
 export const endpointStatuses = ["active", "paused", "disabled"] as const;
 export type EndpointStatus = (typeof endpointStatuses)[number];
-
-export const eventTypes = [
-  "account.transactions.available",
-  "account.balance.updated",
-  "connection.status.changed",
-  "webhook.verify",
-  "webhook.test",
-] as const;
-export type EventType = (typeof eventTypes)[number];
 
 export const deliveryKinds = ["event", "test", "verify"] as const;
 export type DeliveryKind = (typeof deliveryKinds)[number];

@@ -5,8 +5,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { requireOwnConnection } from "../../banking/account-connections.ts";
 import { completeLink, listBanks, removeConnection, startLink } from "../../banking/link.ts";
-import { enableBankingBudget, simplefinBudget } from "../../banking/providers/budget.ts";
-import { enableBankingConfigured } from "../../banking/providers/registry.ts";
+import { providerCatalog, realProviderNames } from "../../banking/providers/descriptors.ts";
 import { renewSimplefin, startRenew } from "../../banking/renew.ts";
 import { readJson } from "../../http/validate.ts";
 import type { Services } from "../../server/services.ts";
@@ -29,20 +28,15 @@ export function bankLinkRoutes(services: Services): Hono {
 
   app.get("/providers", (c) =>
     c.json({
-      data: [
-        {
-          name: "enable_banking",
-          configured: enableBankingConfigured(services.config),
-          requests_per_day: enableBankingBudget.requests,
-          budget_scope: enableBankingBudget.scope,
-        },
-        {
-          name: "simplefin",
-          configured: true,
-          requests_per_day: simplefinBudget.requests,
-          budget_scope: simplefinBudget.scope,
-        },
-      ],
+      data: realProviderNames.map((name) => {
+        const { budget, configured } = providerCatalog[name];
+        return {
+          name,
+          configured: configured(services.config),
+          requests_per_day: budget.requests,
+          budget_scope: budget.scope,
+        };
+      }),
     }),
   );
 

@@ -24,10 +24,10 @@ const simulateBody = z
 
 /** The signed-in account's bank connections: connect the sandbox bank, list, "Sync now". */
 export function connectionRoutes(services: Services): Hono {
-  const { db, clock } = services;
+  const { db } = services;
   const app = new Hono();
 
-  app.get("/", async (c) => c.json({ data: await listOwnConnections(db, clock, ownAccountId(c)) }));
+  app.get("/", async (c) => c.json({ data: await listOwnConnections(db, ownAccountId(c)) }));
 
   app.post("/sandbox", async (c) => {
     const { seed } = await readJson(c, connectBody);

@@ -2,12 +2,13 @@
 // account-wide log: filters and a keyset cursor, each refused with a 400 that names it.
 import { z } from "zod";
 import { isUuid } from "../../core/ids.ts";
-import { deliveryStatuses, eventTypes } from "../../db/schema.ts";
+import { deliveryStatuses } from "../../db/schema.ts";
 import {
   type DeliveryFilter,
   decodeDeliveryCursor,
   deliveryCursorPattern,
 } from "../../webhooks/delivery-log/log.ts";
+import { eventTypes } from "../../webhooks/events/types.ts";
 
 const id = (what: string) => z.string().refine(isUuid, { message: `must be ${what} id (a UUID)` });
 

@@ -19,7 +19,7 @@ export function operatorConnectionRoutes(services: Services): Hono {
 
   app.get("/", async (c) => {
     const { account } = readQuery(c, listQuery);
-    return c.json({ data: await listConnectionsForOperator(services.db, services.clock, account) });
+    return c.json({ data: await listConnectionsForOperator(services.db, account) });
   });
 
   app.delete("/:id", async (c) => {

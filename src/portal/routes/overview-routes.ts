@@ -40,7 +40,7 @@ export function overviewRoutes(services: Services): Hono {
         // Verified and active: the endpoints account events reach now (spec 3).
         receivingEndpoints: endpoints.filter((e) => e.verified && e.status === "active").length,
         disabledEndpoints: endpoints.filter((e) => e.status === "disabled").length,
-        connections: (await listOwnConnections(db, clock, account.id)).length,
+        connections: (await listOwnConnections(db, account.id)).length,
       },
       attention: await accountAttention(db, clock, account.id),
       billing: await billingContact(db, config),

@@ -1,8 +1,9 @@
 // The delivery log: deliveries with every attempt (number, time, status code or error
 // class, duration), and for a pending delivery the time of its next attempt.
 import { and, asc, desc, eq, gt, inArray, lt, or } from "drizzle-orm";
-import type { DeliveryKind, DeliveryStatus, EventType, Row } from "../../db/schema.ts";
+import type { DeliveryKind, DeliveryStatus, Row } from "../../db/schema.ts";
 import type { Db } from "../../db/store.ts";
+import type { EventType } from "../events/types.ts";
 
 export interface AttemptView {
   number: number;

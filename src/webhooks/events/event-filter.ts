@@ -3,7 +3,7 @@
 // (delivery/one-off-send.ts), never fanned out, so no filter can keep them away. Listing them is
 // refused rather than silently dropped, so nobody believes they chose to receive or skip them.
 import { ApiError } from "../../core/errors.ts";
-import { type AccountEventType, accountEventTypes } from "./types.ts";
+import { type AccountEventType, accountEventTypes, eventTypes } from "./types.ts";
 
 /** null = every account event type. */
 export type EventTypeFilter = AccountEventType[] | null;
@@ -12,7 +12,11 @@ export type EventTypeFilter = AccountEventType[] | null;
 export function parseEventTypeFilter(input: readonly string[] | null): EventTypeFilter {
   if (input === null) return null;
   const wanted = [...new Set(input.map((t) => t.trim()).filter((t) => t !== ""))];
-  const always = wanted.filter((t) => t === "webhook.verify" || t === "webhook.test");
+  const always = wanted.filter(
+    (t) =>
+      (eventTypes as readonly string[]).includes(t) &&
+      !(accountEventTypes as readonly string[]).includes(t),
+  );
   if (always.length > 0) {
     throw new ApiError(
       "invalid_request",

@@ -5,16 +5,12 @@ import { and, asc, eq, inArray, isNotNull } from "drizzle-orm";
 import type { Clock } from "../../core/clock.ts";
 import { newId } from "../../core/ids.ts";
 import { chunks } from "../../db/chunks.ts";
-import type { EventType, NewRow } from "../../db/schema.ts";
+import type { NewRow } from "../../db/schema.ts";
 import type { Db } from "../../db/store.ts";
+import { eventDataSchemas } from "../event-data.ts";
 import { canonicalJson } from "./canonical-json.ts";
 import { endpointWants } from "./event-filter.ts";
-import {
-  type AccountEventType,
-  type EventData,
-  type EventEnvelope,
-  eventDataSchemas,
-} from "./types.ts";
+import type { AccountEventType, EventData, EventEnvelope, EventType } from "./types.ts";
 
 export interface BuiltEvent<T extends EventType> {
   envelope: EventEnvelope<T>;
