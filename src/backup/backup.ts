@@ -4,11 +4,10 @@
 // master key matched against the snapshot's check value.
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { configFileName } from "../config/config.ts";
+import { type Config, configFileName } from "../config/config.ts";
 import { ApiError } from "../core/errors.ts";
-import { masterKeyFileName } from "../crypto/master-key.ts";
-import { databaseFileName } from "../db/open.ts";
-import type { Services } from "../server/services.ts";
+import { type MasterKey, masterKeyFileName } from "../crypto/master-key.ts";
+import { type AnyDatabase, databaseFileName } from "../db/open.ts";
 import { postgresRestoreSteps } from "./restore-steps.ts";
 import {
   type BackupCheck,
@@ -65,13 +64,20 @@ async function dumpPostgres(databaseUrl: string, file: string): Promise<void> {
   }
 }
 
+/** What a backup reads: the database through its engine, the master key and the config's files. */
+export interface BackupDeps {
+  config: Pick<Config, "dataDir" | "databaseUrl" | "configFile">;
+  database: AnyDatabase;
+  masterKey: MasterKey;
+}
+
 export async function backupInstance(
-  services: Services,
+  deps: BackupDeps,
   target: string,
   options: { onProgress?: (step: string) => void } = {},
 ): Promise<BackupResult> {
   const directory = resolve(target);
-  if (directory === resolve(services.config.dataDir)) {
+  if (directory === resolve(deps.config.dataDir)) {
     throw new ApiError("invalid_request", "the backup directory must not be the data dir itself");
   }
   if (existsSync(directory)) {
@@ -82,7 +88,7 @@ export async function backupInstance(
   mkdirSync(directory, { recursive: true, mode: backupDirectoryMode });
   // mkdir's mode is narrowed by the umask and an existing empty directory keeps its own: set it.
   chmodSync(directory, backupDirectoryMode);
-  const { database } = services;
+  const { database } = deps;
   let databaseFile: string;
   options.onProgress?.(`writing the database snapshot (${database.engine})`);
   if (database.engine === "sqlite") {
@@ -91,11 +97,11 @@ export async function backupInstance(
     database.reader.query("VACUUM INTO ?").run(databaseFile);
   } else {
     databaseFile = join(directory, postgresDumpFileName);
-    await dumpPostgres(services.config.databaseUrl as string, databaseFile);
+    await dumpPostgres(deps.config.databaseUrl as string, databaseFile);
   }
 
   const warnings: string[] = [];
-  const { masterKey, config } = services;
+  const { masterKey, config } = deps;
   options.onProgress?.("copying the master key and config");
   let masterKeyIncluded = false;
   if (masterKey.source === "file" && masterKey.path) {

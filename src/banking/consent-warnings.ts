@@ -5,13 +5,13 @@
 // UPDATE of its column (null -> now, for the consent end that was read) in the transaction that
 // queues the mail, so two runs can never both send it. A renewed consent clears both columns.
 import { and, asc, eq, gt, isNull, lte, notInArray, or } from "drizzle-orm";
+import type { Config } from "../config/config.ts";
 import type { BackgroundJob } from "../core/background-job.ts";
 import type { Clock } from "../core/clock.ts";
 import { dayMs } from "../core/dates.ts";
 import type { Db } from "../db/store.ts";
 import { queueMail } from "../mail/outbox.ts";
-import { startScheduledJob } from "../scheduling/scheduled-job.ts";
-import type { Services } from "../server/services.ts";
+import { type ScheduledJobDeps, startScheduledJob } from "../scheduling/scheduled-job.ts";
 
 /** Every hour on the hour: a warning is at most an hour late. */
 const consentWarningSchedule = "0 * * * *";
@@ -129,8 +129,12 @@ export async function sendConsentWarnings(
 }
 
 /** The hourly consent-warning job of `svc serve`: one run per tick across instances. */
+export interface ConsentWarningJobDeps extends ScheduledJobDeps {
+  config: Pick<Config, "baseUrl">;
+}
+
 export function startConsentWarningJob(
-  services: Services,
+  services: ConsentWarningJobDeps,
   options: { onMailQueued?: () => void; schedule?: string } = {},
 ): BackgroundJob {
   return startScheduledJob(services, {

@@ -4,11 +4,12 @@
 // state), claiming a SimpleFIN setup token, and the first sync. Provider calls happen outside
 // transactions.
 import { eq } from "drizzle-orm";
+import type { Config } from "../config/config.ts";
 import { ApiError } from "../core/errors.ts";
+import type { MasterKey } from "../crypto/master-key.ts";
 import { randomBase64Url, sha256Hex } from "../crypto/tokens.ts";
 import type { ConnectionStatus } from "../db/schema.ts";
 import type { Db } from "../db/store.ts";
-import type { Services } from "../server/services.ts";
 import { applyConnectionSnapshot } from "./apply.ts";
 import { getConnection } from "./connections.ts";
 import type { ConnectionSnapshot } from "./model.ts";
@@ -20,21 +21,21 @@ import { ProviderError } from "./providers/errors.ts";
 import type { ProviderHttp } from "./providers/http.ts";
 import { createProviders, type RealBankClients, realBankClients } from "./providers/registry.ts";
 import { providerSecretBox } from "./providers/secrets.ts";
-import { type SyncResult, syncConnection } from "./sync.ts";
+import { type SyncDeps, type SyncResult, syncConnection } from "./sync.ts";
 
 /** How long the user has to approve at the bank before the callback's state lapses. */
 export const linkStateTtlMs = 60 * 60 * 1000;
 
-export type LinkDeps = Pick<
-  Services,
-  "db" | "clock" | "log" | "outbox" | "config" | "masterKey" | "providers"
-> & {
+/** A sync's dependencies (linking ends in the first sync), the bank's settings and the key. */
+export interface LinkDeps extends SyncDeps {
+  config: Config;
+  masterKey: MasterKey;
   /** Tests may pass their own clients; else built from the config. */
   clients?: RealBankClients;
   /** Tests may pass their own provider HTTP client (e.g. a short timeout); the first sync
    * then pulls over it too. */
   http?: ProviderHttp;
-};
+}
 
 export type LinkStart =
   | { kind: "redirect"; connectionId: string; url: string; stateExpiresAt: Date }

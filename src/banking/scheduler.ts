@@ -3,9 +3,9 @@
 // applies, and the sync lease keeps a connection from syncing twice at once even when the CLI
 // syncs it meanwhile.
 import { Cron } from "croner";
+import type { Config } from "../config/config.ts";
 import type { BackgroundJob } from "../core/background-job.ts";
 import { claimScheduledRun, halfInterval } from "../scheduling/scheduled-runs.ts";
-import type { Services } from "../server/services.ts";
 import type { ProviderRegistry } from "./provider.ts";
 import { type SyncDeps, syncAllConnections } from "./sync.ts";
 
@@ -30,8 +30,13 @@ export async function runScheduledSync(
   }
 }
 
+/** A sync's dependencies, with the configuration (its syncSchedule) required. */
+export interface SyncSchedulerDeps extends SyncDeps {
+  config: Config;
+}
+
 export function startSyncScheduler(
-  services: Services,
+  services: SyncSchedulerDeps,
   providers?: ProviderRegistry,
 ): BackgroundJob {
   let running: Promise<void> = Promise.resolve();

@@ -5,11 +5,14 @@
 // last_synced_at where it was, so the next sync re-reads from there. Every run is recorded in
 // sync_runs.
 import { desc, eq, inArray } from "drizzle-orm";
+import type { Clock } from "../core/clock.ts";
 import { addDays, toDateString } from "../core/dates.ts";
 import { ApiError } from "../core/errors.ts";
 import { newId } from "../core/ids.ts";
 import { type Db, first } from "../db/store.ts";
-import type { Services } from "../server/services.ts";
+import type { Logger } from "../log/log.ts";
+import type { Metrics } from "../metrics/metrics.ts";
+import type { OutboxSignal } from "../webhooks/events/outbox-signal.ts";
 import { applyConnectionSnapshot } from "./apply.ts";
 import { getConnection } from "./connections.ts";
 import { claimSyncLease, holdsSyncLease, releaseSyncLease } from "./lease.ts";
@@ -26,11 +29,17 @@ const trailingWindowDays = 7;
 const providerTimeoutMs = 120_000;
 
 export type SyncTrigger = "schedule" | "cli" | "portal";
-export type SyncDeps = Pick<Services, "db" | "clock" | "log" | "outbox" | "providers"> & {
+export interface SyncDeps {
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  /** Told when a run raised events, so the dispatcher sends them at once. */
+  outbox: Pick<OutboxSignal, "notify">;
+  /** The providers, built once where the services are wired. */
+  providers: ProviderRegistry;
   /** Counts runs and their duration (svc serve's /metrics). */
-  metrics?: Pick<Services["metrics"], "syncRun"> &
-    Partial<Pick<Services["metrics"], "providerRowsSkipped">>;
-};
+  metrics?: Pick<Metrics, "syncRun"> & Partial<Pick<Metrics, "providerRowsSkipped">>;
+}
 
 export interface SyncOptions {
   trigger: SyncTrigger;

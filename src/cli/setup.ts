@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
+import { openServices } from "../server/services.ts";
 import { applySetup, currentSetup, type SetupAnswers, type SetupResult } from "../setup/apply.ts";
 import { CliUsageError, globalOptions, outputFor } from "./context.ts";
 import type { CliIo } from "./io.ts";
@@ -100,6 +101,7 @@ Run again, it keeps every setting it is not given and prints the ones it changed
         env: io.env,
         cwd: io.cwd,
         clock: io.clock,
+        open: openServices,
       });
       out.result(result, () =>
         [

@@ -7,14 +7,14 @@
 import { and, eq, inArray, isNotNull, lt, notExists } from "drizzle-orm";
 import { pruneSessions } from "../accounts/sessions.ts";
 import { pruneAbandonedLinks } from "../banking/link-limits.ts";
+import type { Config } from "../config/config.ts";
 import type { BackgroundJob } from "../core/background-job.ts";
 import type { Clock } from "../core/clock.ts";
 import { dayMs } from "../core/dates.ts";
 import type { Db } from "../db/store.ts";
 import { pruneLimitCounters } from "../limits/counter.ts";
 import { pruneWindowLog } from "../limits/sliding-window.ts";
-import { startScheduledJob } from "../scheduling/scheduled-job.ts";
-import type { Services } from "../server/services.ts";
+import { type ScheduledJobDeps, startScheduledJob } from "../scheduling/scheduled-job.ts";
 import { changesPruneMarginMs, pruneTransactionChanges } from "./change-feed-retention.ts";
 
 /** Every day at 03:30 (server time). */
@@ -93,8 +93,16 @@ export async function pruneHistory(
   return { events: eventCount, syncRuns: runs, abandonedLinks, cutoff: cutoff.toISOString() };
 }
 
+/** What the daily retention job needs. */
+export interface RetentionJobDeps extends ScheduledJobDeps {
+  config: Pick<Config, "retentionDays">;
+}
+
 /** The daily retention job as a background job of `svc serve`. */
-export function startRetentionJob(services: Services, schedule = retentionSchedule): BackgroundJob {
+export function startRetentionJob(
+  services: RetentionJobDeps,
+  schedule = retentionSchedule,
+): BackgroundJob {
   return startScheduledJob(services, {
     name: "retention",
     schedule,

@@ -7,11 +7,10 @@
 // cookie that the bank's cross-site redirect could not.
 import { type Context, Hono } from "hono";
 import { resolveSession } from "../accounts/sessions.ts";
-import { completeLink, type LinkProof } from "../banking/link.ts";
+import { completeLink, type LinkDeps, type LinkProof } from "../banking/link.ts";
 import { ApiError } from "../core/errors.ts";
 import { sessionCookie } from "../http/cookies.ts";
 import { sameOriginOnly } from "../http/same-origin.ts";
-import type { Services } from "../server/services.ts";
 import { linkCookie } from "./link-cookie.ts";
 
 function escapeHtml(text: string): string {
@@ -52,7 +51,7 @@ ${hidden("state", answer.state)}${hidden("code", answer.code)}${hidden("error", 
 `;
 }
 
-export function connectCallbackRoutes(services: Services): Hono {
+export function connectCallbackRoutes(services: LinkDeps): Hono {
   const app = new Hono();
   const session = sessionCookie(services.config.baseUrl);
   const link = linkCookie(services.config.baseUrl);

@@ -2,11 +2,20 @@
 // the database (scheduled-runs.ts); a failed run is logged and the next tick runs again.
 import { Cron } from "croner";
 import type { BackgroundJob } from "../core/background-job.ts";
-import type { Services } from "../server/services.ts";
+import type { Clock } from "../core/clock.ts";
+import type { Db } from "../db/store.ts";
+import type { Logger } from "../log/log.ts";
 import { claimScheduledRun, halfInterval } from "./scheduled-runs.ts";
 
+/** What a scheduled job needs besides its own run: the claim's database and clock, and a log. */
+export interface ScheduledJobDeps {
+  db: Db;
+  clock: Clock;
+  log: Logger;
+}
+
 export function startScheduledJob(
-  services: Pick<Services, "db" | "clock" | "log">,
+  deps: ScheduledJobDeps,
   job: { name: string; schedule: string; run: () => Promise<void> },
 ): BackgroundJob {
   let running: Promise<void> = Promise.resolve();
@@ -14,11 +23,11 @@ export function startScheduledJob(
   const cron: Cron = new Cron(job.schedule, { protect: true }, () => {
     running = (async () => {
       try {
-        const now = services.clock.now();
-        if (!(await claimScheduledRun(services.db, job.name, now, halfInterval(cron)))) return;
+        const now = deps.clock.now();
+        if (!(await claimScheduledRun(deps.db, job.name, now, halfInterval(cron)))) return;
         await job.run();
       } catch (error) {
-        services.log.error(`${job.name} job failed`, { error });
+        deps.log.error(`${job.name} job failed`, { error });
       }
     })();
     return running;

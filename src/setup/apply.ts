@@ -8,13 +8,18 @@ import { ensureFirstOperator } from "../accounts/bootstrap.ts";
 import { passwordProblem } from "../accounts/passwords.ts";
 import { emailSchema } from "../accounts/service-accounts.ts";
 import { findUserByEmail, setUserPassword } from "../accounts/users.ts";
-import { ConfigError, configFileName, loadConfig, validateConfigValue } from "../config/config.ts";
+import {
+  type Config,
+  ConfigError,
+  configFileName,
+  loadConfig,
+  validateConfigValue,
+} from "../config/config.ts";
 import type { Clock } from "../core/clock.ts";
 import { ApiError } from "../core/errors.ts";
-import { masterKeyPath } from "../crypto/master-key.ts";
-import { type Db, first } from "../db/store.ts";
-import { silentLogger } from "../log/log.ts";
-import { openServices } from "../server/services.ts";
+import { type MasterKey, masterKeyPath } from "../crypto/master-key.ts";
+import { type Database, type Db, first } from "../db/store.ts";
+import { type Logger, silentLogger } from "../log/log.ts";
 
 /**
  * What `svc setup` was told. A setting left out keeps what svc.json already holds (a re-run of
@@ -50,6 +55,20 @@ export interface SettingChange {
   from: string | null;
   to: string | null;
 }
+
+/** What setup uses of the instance it opens: the database, the clock and the key's source. */
+export interface SetupInstance {
+  db: Db;
+  clock: Clock;
+  masterKey: Pick<MasterKey, "source">;
+  database: Pick<Database, "location" | "close">;
+}
+
+/** Opens the configured instance, migrating its database (the CLI passes openServices). */
+export type OpenSetupInstance = (
+  config: Config,
+  options: { env: Record<string, string | undefined>; log: Logger; clock?: Clock },
+) => Promise<SetupInstance>;
 
 /** The first operator's e-mail on a new install when setup is not given one. */
 const defaultOperatorEmail = "admin@svc.localhost";
@@ -134,7 +153,12 @@ async function firstOperatorEmail(db: Db): Promise<string> {
 
 export async function applySetup(
   answers: SetupAnswers,
-  options: { env: Record<string, string | undefined>; cwd: string; clock?: Clock },
+  options: {
+    env: Record<string, string | undefined>;
+    cwd: string;
+    clock?: Clock;
+    open: OpenSetupInstance;
+  },
 ): Promise<SetupResult> {
   const problems = Object.values(checkSetupAnswers(answers));
   if (problems.length > 0) throw new ConfigError(problems.join("; "));
@@ -154,7 +178,7 @@ export async function applySetup(
   writeConfigFile(configFile, wanted);
   // Read back through the normal loader, so a value the server would refuse is caught now.
   const config = loadConfig({ env: options.env, cwd: options.cwd, flags: { dataDir } });
-  const services = await openServices(config, {
+  const services = await options.open(config, {
     env: options.env,
     log: silentLogger,
     clock: options.clock,

@@ -7,9 +7,10 @@
 // middle leaves the batches before it applied (data and their events together); running the same
 // import again completes it, including the announcement of a connection it created.
 import { and, eq } from "drizzle-orm";
+import type { Clock } from "../../core/clock.ts";
 import { newId } from "../../core/ids.ts";
 import { type Db, first } from "../../db/store.ts";
-import type { Services } from "../../server/services.ts";
+import type { OutboxSignal } from "../../webhooks/events/outbox-signal.ts";
 import { type AccountChange, applyConnectionSnapshot } from "../apply.ts";
 import { assertServiceAccount } from "../connections.ts";
 import type { AccountSnapshot } from "../model.ts";
@@ -17,7 +18,12 @@ import type { ConnectionRow } from "../status.ts";
 import { type ImportedConnection, transformImport } from "./transform.ts";
 import { validateImportDocument } from "./validate.ts";
 
-export type ImportDeps = Pick<Services, "db" | "clock" | "outbox">;
+export interface ImportDeps {
+  db: Db;
+  clock: Clock;
+  /** Told after a batch raised events, so the dispatcher sends them at once. */
+  outbox: Pick<OutboxSignal, "notify">;
+}
 
 /** A batch holds at most this many accounts ... */
 export const importBatchAccounts = 200;

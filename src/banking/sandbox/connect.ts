@@ -5,7 +5,8 @@ import type { Clock } from "../../core/clock.ts";
 import { ApiError } from "../../core/errors.ts";
 import { newId } from "../../core/ids.ts";
 import type { ConnectionStatus } from "../../db/schema.ts";
-import type { Services } from "../../server/services.ts";
+import type { Db } from "../../db/store.ts";
+import type { OutboxSignal } from "../../webhooks/events/outbox-signal.ts";
 import { applyConnectionSnapshot } from "../apply.ts";
 import {
   assertServiceAccount,
@@ -17,7 +18,12 @@ import type { ConnectionSnapshot } from "../model.ts";
 import { sandboxInstitution } from "./bank.ts";
 import { createSandboxProvider, parseSandboxState } from "./provider.ts";
 
-export type SandboxDeps = Pick<Services, "db" | "clock" | "outbox">;
+export interface SandboxDeps {
+  db: Db;
+  clock: Clock;
+  /** Told when a status move raised events, so the dispatcher sends them at once. */
+  outbox: Pick<OutboxSignal, "notify">;
+}
 
 export const maxSandboxSeed = 2 ** 32 - 1;
 

@@ -4,18 +4,20 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { z } from "zod";
-import { importBankData } from "../../banking/import/ingest.ts";
+import { type ImportDeps, importBankData } from "../../banking/import/ingest.ts";
 import { ApiError } from "../../core/errors.ts";
 import { toJsonNames } from "../../core/json-names.ts";
 import { tooLargeError } from "../../http/body-limit.ts";
 import { readJson } from "../../http/validate.ts";
-import type { Services } from "../../server/services.ts";
 
 export const maxImportBytes = 50 * 1024 * 1024;
 
 const querySchema = z.object({ account: z.uuid() });
 
-export function createImportRoutes(services: Services, options: { maxBytes?: number } = {}): Hono {
+export function createImportRoutes(
+  services: ImportDeps,
+  options: { maxBytes?: number } = {},
+): Hono {
   const maxBytes = options.maxBytes ?? maxImportBytes;
   const routes = new Hono();
   routes.post(

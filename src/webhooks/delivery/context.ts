@@ -1,4 +1,4 @@
-// What the webhook feature functions need, taken from Services or given by tests (a resolver
+// What the webhook feature functions need, taken from the services or given by tests (a resolver
 // that answers with chosen addresses, a sender with a short timeout).
 
 import type { Config } from "../../config/config.ts";
@@ -7,7 +7,6 @@ import type { MasterKey } from "../../crypto/master-key.ts";
 import type { Db } from "../../db/store.ts";
 import type { Logger } from "../../log/log.ts";
 import { type Resolver, systemResolver } from "../../net/resolver.ts";
-import type { Services } from "../../server/services.ts";
 import { type Sender, senderFromConfig } from "./sender.ts";
 
 export interface WebhookContext {
@@ -22,8 +21,14 @@ export interface WebhookContext {
   close(): void;
 }
 
+/** What a context is built from: the process's shared pieces (callers pass their services). */
+export type WebhookContextDeps = Pick<
+  WebhookContext,
+  "db" | "clock" | "config" | "masterKey" | "log"
+>;
+
 export function webhookContext(
-  services: Pick<Services, "db" | "clock" | "config" | "masterKey" | "log">,
+  services: WebhookContextDeps,
   overrides: { resolve?: Resolver; sender?: Sender } = {},
 ): WebhookContext {
   const resolve = overrides.resolve ?? systemResolver;
@@ -55,7 +60,7 @@ export function webhookContext(
  * context per action instead of keeping connections pooled.
  */
 export async function withWebhookContext<T>(
-  services: Pick<Services, "db" | "clock" | "config" | "masterKey" | "log">,
+  services: WebhookContextDeps,
   fn: (ctx: WebhookContext) => Promise<T> | T,
 ): Promise<T> {
   const ctx = webhookContext(services);
