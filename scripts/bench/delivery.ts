@@ -11,9 +11,10 @@
 //                  --seconds; printed as a share of the plain client (target >= 50 %), with
 //                  the service's CPU per delivery and, on SQLite, the write lock's held time
 //                  per claim and per outcome batch (CPU and wall);
-//   4. latency:    events written at a fixed rate (--rate), one transaction each followed by the
-//                  outbox notify, each from a task of its own, for --seconds: event committed ->
-//                  receiver got it, first attempts, p50/p90/p99 (target p99 <= 20 ms at 2,000/s).
+//   4. latency:    events written at a fixed rate (--rate) by another process (delivery-producer.ts
+//                  --rate: one account's sync per transaction, --per-transaction events each,
+//                  default 1, then the outbox notice), for --seconds: event committed -> receiver
+//                  got it, first attempts, p50/p90/p99 (target p99 <= 20 ms at 2,000/s).
 // `--database-url postgres://…` runs the service on a fresh database on that server.
 // `--phases sender,throughput,latency` picks phases (profiling one); `--backlog N` sizes the
 // throughput phase's backlog when the sender phase is skipped. Results go to BENCHMARKS.md.
@@ -32,7 +33,7 @@ import { webhookContext } from "../../src/webhooks/delivery/context.ts";
 import type { Dispatcher } from "../../src/webhooks/delivery/dispatcher.ts";
 import { createSender } from "../../src/webhooks/delivery/sender.ts";
 import { registerEndpoint } from "../../src/webhooks/endpoints/registration.ts";
-import { buildEvent, recordAccountEvents } from "../../src/webhooks/events/write.ts";
+import { buildEvent } from "../../src/webhooks/events/write.ts";
 import { createTestPki, loopbackNames } from "../../test/support/pki.ts";
 import { openBenchDatabase } from "./bench-database.ts";
 
@@ -43,6 +44,7 @@ const { values } = parseArgs({
     "ceiling-seconds": { type: "string", default: "10" },
     "ceiling-rounds": { type: "string", default: "3" },
     rate: { type: "string", default: "2000" },
+    "per-transaction": { type: "string", default: "1" },
     endpoints: { type: "string", default: "16" },
     concurrency: { type: "string", default: "64" },
     "endpoint-concurrency": { type: "string", default: "8" },
@@ -57,6 +59,7 @@ const seconds = Number(values.seconds);
 const ceilingSeconds = Number(values["ceiling-seconds"]);
 const ceilingRoundCount = Number(values["ceiling-rounds"]);
 const rate = Number(values.rate);
+const perTransaction = Number(values["per-transaction"]);
 const endpointCount = Number(values.endpoints);
 const concurrency = Number(values.concurrency);
 const endpointConcurrency = Number(values["endpoint-concurrency"]);
@@ -279,24 +282,6 @@ for (let i = 0; i < endpointCount; i++) {
 }
 ctx.close();
 
-let next = 0;
-function writeEvents(count: number): Promise<string[]> {
-  return services.db.write(async (tx) => {
-    const recorded = await recordAccountEvents(
-      tx,
-      services.clock,
-      Array.from({ length: count }, () => {
-        const accountId = accountIds[next++ % accountIds.length] as string;
-        return {
-          serviceAccountId: accountId,
-          type: "account.transactions.available" as const,
-          data: { account_id: accountId, fetched_at: new Date().toISOString(), new_count: 1 },
-        };
-      }),
-    );
-    return recorded.map((event) => event.eventId);
-  });
-}
 const pendingCount = async () =>
   (
     await services.db
@@ -312,8 +297,8 @@ async function waitForDrain(timeoutMs: number): Promise<void> {
 }
 
 // --- 2. throughput: a backlog written beforehand, drained by the dispatcher --------------------
-/** Writes `events` events (one delivery each) from a process of its own (delivery-producer.ts). */
-async function fillBacklog(events: number): Promise<void> {
+/** Runs delivery-producer.ts (a process of its own) on this database with `args`; its report. */
+async function runProducer(args: string[]): Promise<string> {
   const producer = Bun.spawn(
     [
       process.execPath,
@@ -323,13 +308,18 @@ async function fillBacklog(events: number): Promise<void> {
       ...(store.databaseUrl ? ["--database-url", store.databaseUrl] : []),
       "--accounts",
       accountIds.join(","),
-      "--fill",
-      String(events),
+      ...args,
     ],
     { stdout: "pipe", stderr: "inherit" },
   );
-  await new Response(producer.stdout).text();
+  const report = await new Response(producer.stdout).text();
   if ((await producer.exited) !== 0) throw new Error("the event producer failed");
+  return report;
+}
+
+/** Writes `events` events (one delivery each) from a process of its own (delivery-producer.ts). */
+async function fillBacklog(events: number): Promise<void> {
+  await runProducer(["--fill", String(events)]);
 }
 
 async function throughput(dispatcher: Dispatcher) {
@@ -364,33 +354,41 @@ async function throughput(dispatcher: Dispatcher) {
 }
 
 // --- 3. latency at a fixed rate ----------------------------------------------------------------
+/**
+ * Events at --rate from another process (delivery-producer.ts --rate: one account's sync per
+ * transaction, then the outbox notice, as `svc sync` writes), for --seconds; first attempts'
+ * latency from each event's commit (the producer's clock) to the receiver's arrival (the
+ * receiver's), both performance.timeOrigin + now() on this host.
+ */
 async function latency() {
-  const written = new Map<string, number>();
+  const timesFile = join(dataDir, "latency-commits.txt");
   const before = await receiverStats();
   const locksBefore = lockStats();
   const cpuBefore = cpuMs();
   const started = now();
-  const until = started + seconds * 1000;
-  let produced = 0;
-  while (now() < until) {
-    const due = Math.floor(((now() - started) / 1000) * rate) - produced;
-    for (let i = 0; i < due; i++) {
-      const [id] = await writeEvents(1);
-      written.set(id as string, now());
-      services.outbox.notify();
-      // Each event from a task of its own, as a request handler writes it: a loop of writes
-      // that never yields would keep the sends' I/O waiting until it catches up.
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    produced += Math.max(0, due);
-    await sleep(1);
-  }
+  const report = JSON.parse(
+    await runProducer([
+      "--rate",
+      String(rate),
+      "--seconds",
+      String(seconds),
+      "--per-transaction",
+      String(perTransaction),
+      "--times-file",
+      timesFile,
+    ]),
+  ) as { written: number; offeredPerSecond: number; cpuMs: number };
   const elapsed = (now() - started) / 1000;
   const after = await receiverStats();
   const cpu = (cpuMs() - cpuBefore) / 1000 / elapsed;
   const locks = lockHeldBetween(locksBefore, lockStats(), after.count - before.count, elapsed);
   await waitForDrain(30_000);
   const arrivals = await drain();
+  const written = new Map<string, number>();
+  for (const line of (await Bun.file(timesFile).text()).split("\n")) {
+    const [id, at] = line.split(" ");
+    if (id && at) written.set(id, Number(at));
+  }
   const latencies: number[] = [];
   for (const [id, at] of arrivals) {
     const at0 = written.get(id);
@@ -402,7 +400,8 @@ async function latency() {
   latencies.sort((a, b) => a - b);
   return {
     locks,
-    offered: produced / elapsed,
+    offered: report.offeredPerSecond,
+    producerCpu: report.cpuMs / 1000 / elapsed,
     delivered: (after.count - before.count) / elapsed,
     samples: latencies.length,
     missing: written.size,
@@ -482,7 +481,7 @@ if (full) {
 const lat = phases.has("latency") ? await latency() : undefined;
 if (lat) {
   console.log(
-    `latency    ${Math.round(lat.offered)} events/s offered, ${Math.round(lat.delivered)} delivered/s: first attempt p50 ${round(lat.p50)} ms, p90 ${round(lat.p90)} ms, p99 ${round(lat.p99)} ms (target <= 20 ms at 2,000/s), max ${round(lat.max)} ms (${lat.samples} samples, ${lat.missing} missing; service CPU ${round(lat.serviceCpu, 2)} cores, receiver ${round(lat.receiverCpu, 2)})`,
+    `latency    ${Math.round(lat.offered)} events/s offered, ${Math.round(lat.delivered)} delivered/s: first attempt p50 ${round(lat.p50)} ms, p90 ${round(lat.p90)} ms, p99 ${round(lat.p99)} ms (target <= 20 ms at 2,000/s), max ${round(lat.max)} ms (${lat.samples} samples, ${lat.missing} missing; service CPU ${round(lat.serviceCpu, 2)} cores, producer ${round(lat.producerCpu, 2)}, receiver ${round(lat.receiverCpu, 2)})`,
   );
   console.log(`           ${lat.locks}`);
 }

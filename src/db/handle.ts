@@ -1,6 +1,7 @@
 // Builds the `Db` handles both engines hand out: drizzle's own database (or transaction) object
 // as the prototype, with the storage layer's members on top. Nothing of drizzle's is changed;
 // its builder methods find their session and dialect through the prototype.
+import type { Statement } from "bun:sqlite";
 import type { SQL } from "drizzle-orm";
 import type { Tables } from "./schema.ts";
 import type { Db, Engine, WriteOptions } from "./store.ts";
@@ -11,6 +12,7 @@ export interface HandleMembers {
   inTransaction: boolean;
   write<T>(work: (tx: Db) => Promise<T>, options?: WriteOptions): Promise<T>;
   rows<T>(query: SQL): Promise<T[]>;
+  prepared?: (sqlText: string) => Statement;
 }
 
 export function makeHandle(drizzleObject: object, members: HandleMembers): Db {
@@ -20,6 +22,7 @@ export function makeHandle(drizzleObject: object, members: HandleMembers): Db {
     inTransaction: { value: members.inTransaction, enumerable: true },
     write: { value: members.write },
     rows: { value: members.rows },
+    prepared: { value: members.prepared },
   }) as Db;
 }
 
@@ -31,7 +34,7 @@ export function joinTransaction(tx: () => Db) {
 /** The handle a `write()` callback receives: its `write()` joins the transaction. */
 export function transactionHandle(
   drizzleObject: object,
-  members: Pick<HandleMembers, "engine" | "t" | "rows">,
+  members: Pick<HandleMembers, "engine" | "t" | "rows" | "prepared">,
 ): Db {
   const tx: Db = makeHandle(drizzleObject, {
     ...members,

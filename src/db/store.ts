@@ -22,6 +22,7 @@
 //   on serialization failures and deadlocks. The callback may therefore run more than once: it
 //   must do database work only (no sends, no notifications: do those after `write()` resolves).
 // Inside a transaction, `tx.write(...)` joins it, so feature functions compose.
+import type { Statement } from "bun:sqlite";
 import type { SQL } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import type { Tables } from "./schema.ts";
@@ -52,7 +53,8 @@ export interface WriteOptions {
 /**
  * Per purpose: how many write transactions held SQLite's write lock, for how long in all (wall
  * time), and the process's CPU time meanwhile (the hold's length where the process has a core to
- * itself; on a shared machine the wall time includes waiting for one).
+ * itself; on a shared machine the wall time includes waiting for one), estimated from every
+ * eighth transaction of each purpose because reading it costs a system call.
  */
 export type WriteLockStats = Record<
   string,
@@ -73,6 +75,13 @@ export interface Db extends QueryBuilder {
    * map them explicitly.
    */
   rows<T>(query: SQL): Promise<T[]>;
+  /**
+   * SQLite only (undefined on PostgreSQL): the statement of this fixed SQL text on this handle's
+   * connection, prepared on first use and kept with the connection, for hot paths (claims,
+   * outcome batches) where drizzle building and SQLite preparing each statement anew cost more
+   * than the statement itself. Parameters are positional (`?`); values as the driver gives them.
+   */
+  readonly prepared?: (sqlText: string) => Statement;
 }
 
 /** An open database: the `Db` of feature code plus what only operations need. */

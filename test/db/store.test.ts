@@ -123,6 +123,23 @@ describe.if(testEngine === "sqlite")("SQLite: one writer, serialised", () => {
     expect(count(after, "other") - count(before, "other")).toBe(1);
   });
 
+  test("a statement of fixed text is prepared once per connection: the same one on every call, the writer's only inside write()", async () => {
+    const text = "SELECT value FROM instance_meta WHERE key = ?";
+    const outside = database.db.prepared?.(text);
+    expect(outside).toBeDefined();
+    expect(database.db.prepared?.(text)).toBe(outside);
+    const key = `prepared-${newId()}`;
+    const inside = await database.db.write(async (tx) => {
+      await putMeta(tx, key, "v");
+      const statement = tx.prepared?.(text);
+      expect(statement).not.toBe(outside);
+      expect(tx.prepared?.(text)).toBe(statement);
+      return statement?.all(key);
+    });
+    expect(inside).toEqual([{ value: "v" }]);
+    expect(outside?.all(key)).toEqual([{ value: "v" }]);
+  });
+
   test("a write outside write() fails at once: reads go through a read-only connection", async () => {
     const key = `outside-${newId()}`;
     await expect(

@@ -15,7 +15,10 @@ import {
   registerEndpoint,
   rotateEndpointSecret,
 } from "../../src/webhooks/endpoints/registration.ts";
-import { deriveSigningSecret } from "../../src/webhooks/endpoints/secrets.ts";
+import {
+  createSigningSecretCache,
+  deriveSigningSecret,
+} from "../../src/webhooks/endpoints/secrets.ts";
 import {
   enableEndpoint,
   pauseEndpoint,
@@ -261,6 +264,26 @@ describe("rotate secret (spec 3: the old secret stops verifying the instant the 
       }).ok;
     expect(verify(rotated.signingSecret)).toBe(true);
     expect(verify(oldSecret)).toBe(false);
+  });
+
+  test("the dispatcher's remembered secret follows the salt: after a rotation the next attempt signs with the new secret", async () => {
+    const s = await setup();
+    const { endpoint, signingSecret: oldSecret } = await registerEndpoint(s.ctx, {
+      serviceAccountId: s.accountId,
+      url: receiver.url("/rot-cache"),
+    });
+    const saltNow = async () =>
+      (
+        await s.services.db
+          .select({ salt: webhookEndpoints.secretSalt })
+          .from(webhookEndpoints)
+          .where(eq(webhookEndpoints.id, endpoint.id))
+      )[0]?.salt as string;
+    const secretOf = createSigningSecretCache(s.services.masterKey);
+    expect(secretOf(endpoint.id, await saltNow())).toBe(oldSecret);
+    expect(secretOf(endpoint.id, await saltNow())).toBe(oldSecret);
+    const rotated = await rotateEndpointSecret(s.ctx, { endpointId: endpoint.id });
+    expect(secretOf(endpoint.id, await saltNow())).toBe(rotated.signingSecret);
   });
 });
 

@@ -7,10 +7,10 @@
 // are locked with FOR UPDATE SKIP LOCKED, so instances claiming at once pass each other's rows
 // by instead of waiting for them, in one statement (claims-postgres.ts); SQLite's
 // single writer makes claims take turns.
-import { and, asc, count, eq, gt, lte, notInArray, sql } from "drizzle-orm";
+import { and, asc, eq, lte, notInArray } from "drizzle-orm";
 import { newId } from "../../core/ids.ts";
-import { idIn } from "../../db/id-list.ts";
 import type { Db } from "../../db/store.ts";
+import { sqliteCandidates, sqliteLeasedCounts, sqliteTake } from "../delivery-claims-sqlite.ts";
 import { cancelPendingDeliveries } from "../endpoints/state.ts";
 import type { ClaimedDelivery, ClaimedRow } from "./claimed-delivery.ts";
 import { claimOnPostgres } from "./claims-postgres.ts";
@@ -45,22 +45,26 @@ export async function claimDueDeliveries(
   db: Db,
   request: ClaimRequest,
 ): Promise<ClaimedDelivery[]> {
-  const { deliveries, events, webhookEndpoints } = db.t;
+  const { deliveries } = db.t;
   const now = request.now;
-  const candidates = await db
-    .select({ id: deliveries.id, endpointId: deliveries.endpointId })
-    .from(deliveries)
-    .where(
-      and(
-        eq(deliveries.status, "pending"),
-        lte(deliveries.nextAttemptAt, now),
-        request.fullEndpoints.length > 0
-          ? notInArray(deliveries.endpointId, request.fullEndpoints)
-          : undefined,
-      ),
-    )
-    .orderBy(asc(deliveries.nextAttemptAt))
-    .limit(Math.max(request.limit * candidatesPerPlace(db), 64));
+  const limit = Math.max(request.limit * candidatesPerPlace(db), 64);
+  const candidates =
+    db.engine === "sqlite"
+      ? sqliteCandidates(db, now, request.fullEndpoints, limit)
+      : await db
+          .select({ id: deliveries.id, endpointId: deliveries.endpointId })
+          .from(deliveries)
+          .where(
+            and(
+              eq(deliveries.status, "pending"),
+              lte(deliveries.nextAttemptAt, now),
+              request.fullEndpoints.length > 0
+                ? notInArray(deliveries.endpointId, request.fullEndpoints)
+                : undefined,
+            ),
+          )
+          .orderBy(asc(deliveries.nextAttemptAt))
+          .limit(limit);
   if (candidates.length === 0) return [];
   const taken = new Map<string, number>();
   const picked: string[] = [];
@@ -92,59 +96,16 @@ export async function claimDueDeliveries(
       const ids =
         request.endpointCap === undefined
           ? picked
-          : await withinClusterCap(tx, picked, endpointOf, request.endpointCap, now);
+          : withinClusterCap(tx, picked, endpointOf, request.endpointCap, now);
       if (ids.length === 0) return [];
-      const claimed = await tx
-        .update(deliveries)
-        .set({
-          nextAttemptAt: request.leaseUntil,
-          leaseExpiresAt: request.leaseUntil,
-          claimToken,
-          leaseHolder: request.holder ?? null,
-        })
-        .where(
-          and(
-            idIn(tx, deliveries.id, ids),
-            // Re-checked per row, not searched: written as an expression no index serves, so
-            // the planner looks the rows up by id instead of scanning every due delivery
-            // (SQLite without statistics picks deliveries_due_idx: ~30x slower with a backlog).
-            sql`coalesce(${deliveries.status}, '') = 'pending'`,
-            lte(deliveries.nextAttemptAt, now),
-          ),
-        )
-        .returning({ id: deliveries.id });
-      if (claimed.length === 0) return [];
-      const rows = await tx
-        .select({
-          id: deliveries.id,
-          eventId: deliveries.eventId,
-          endpointId: deliveries.endpointId,
-          attemptCount: deliveries.attemptCount,
-          body: events.body,
-          url: webhookEndpoints.url,
-          secretSalt: webhookEndpoints.secretSalt,
-          claimToken: deliveries.claimToken,
-          serviceAccountId: webhookEndpoints.serviceAccountId,
-          endpointStatus: webhookEndpoints.status,
-          verifiedAt: webhookEndpoints.verifiedAt,
-        })
-        .from(deliveries)
-        .innerJoin(events, eq(events.id, deliveries.eventId))
-        .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, deliveries.endpointId))
-        .where(
-          idIn(
-            tx,
-            deliveries.id,
-            claimed.map((row) => row.id),
-          ),
-        )
-        .orderBy(asc(deliveries.nextAttemptAt), asc(deliveries.id));
-      return sendableOf(
-        tx,
-        rows.map(({ verifiedAt, ...row }) => ({ ...row, verified: verifiedAt !== null })),
-        claimToken,
+      const rows = sqliteTake(tx, {
+        ids,
         now,
-      );
+        leaseUntil: request.leaseUntil,
+        claimToken,
+        holder: request.holder ?? null,
+      });
+      return sendableOf(tx, rows, claimToken, now);
     },
     { isolation: "read committed", purpose: "delivery_claim" },
   );
@@ -177,29 +138,15 @@ async function sendableOf(
  * (pending rows whose lease has not run out); SQLite's single writer makes claims take turns
  * (PostgreSQL's: claims-postgres.ts).
  */
-async function withinClusterCap(
+function withinClusterCap(
   tx: Db,
   picked: string[],
   endpointOf: Map<string, string>,
   cap: number,
   now: Date,
-): Promise<string[]> {
-  const { deliveries } = tx.t;
+): string[] {
   const endpoints = [...new Set(picked.map((id) => endpointOf.get(id) as string))].sort();
-  const leased = await tx
-    .select({ endpointId: deliveries.endpointId, n: count() })
-    .from(deliveries)
-    .where(
-      and(
-        idIn(tx, deliveries.endpointId, endpoints),
-        // A lease moves next_attempt_at to its end: the due index's range of future attempts
-        // holds every leased row (and scheduled retries), never the endpoint's history.
-        eq(deliveries.status, "pending"),
-        gt(deliveries.nextAttemptAt, now),
-        gt(deliveries.leaseExpiresAt, now),
-      ),
-    )
-    .groupBy(deliveries.endpointId);
+  const leased = sqliteLeasedCounts(tx, endpoints, now);
   const room = new Map(endpoints.map((e) => [e, cap]));
   for (const row of leased) room.set(row.endpointId, cap - row.n);
   return picked.filter((id) => {

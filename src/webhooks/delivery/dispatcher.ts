@@ -20,6 +20,7 @@ import type { MasterKey } from "../../crypto/master-key.ts";
 import type { Db } from "../../db/store.ts";
 import type { Logger } from "../../log/log.ts";
 import type { Metrics } from "../../metrics/metrics.ts";
+import { createSigningSecretCache } from "../endpoints/secrets.ts";
 import type { OutboxSignal } from "../events/outbox-signal.ts";
 import type { AttemptOutcome } from "./attempt-outcome.ts";
 import type { ClaimedDelivery } from "./claimed-delivery.ts";
@@ -95,6 +96,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   let unsubscribe: (() => Promise<void>) | undefined;
   let cron: Cron | undefined;
   const recorder = { db, clock, log, metrics: options.metrics, onMailQueued: options.onMailQueued };
+  const attemptDeps = { sender, signingSecret: createSigningSecretCache(options.masterKey), clock };
 
   const busy = () => slots.sending > 0 || slots.waiting > 0 || finished.length > 0;
   const notifyIdle = () => {
@@ -153,7 +155,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   function launch(delivery: ClaimedDelivery): void {
     attempts++;
     running.set(delivery.id, delivery);
-    void sendAttempt({ sender, masterKey: options.masterKey, clock }, delivery).then((result) => {
+    void sendAttempt(attemptDeps, delivery).then((result) => {
       // Abandoned at stop: its lease was released; nothing is recorded for it.
       if (!running.delete(delivery.id)) return;
       slots.finished(delivery);

@@ -21,6 +21,28 @@ export function deriveSigningSecret(
   return `${signingSecretPrefix}${mac.toString("base64url")}`;
 }
 
+/** Endpoints whose derived secret a cache keeps, at most (then it starts over). */
+const secretCacheSize = 4096;
+
+/**
+ * deriveSigningSecret remembered per endpoint for its current salt (the dispatcher's, one HMAC
+ * per attempt saved): a rotation brings a new salt, so the next attempt derives the new secret,
+ * as the rule above says. It holds nothing the master key in memory does not already give.
+ */
+export function createSigningSecretCache(
+  masterKey: MasterKey,
+): (endpointId: string, salt: string) => string {
+  const derived = new Map<string, { salt: string; secret: string }>();
+  return (endpointId, salt) => {
+    const known = derived.get(endpointId);
+    if (known?.salt === salt) return known.secret;
+    const secret = deriveSigningSecret(masterKey, endpointId, salt);
+    if (derived.size >= secretCacheSize) derived.clear();
+    derived.set(endpointId, { salt, secret });
+    return secret;
+  };
+}
+
 function signingSecretHash(secret: string): string {
   return sha256Hex(secret);
 }

@@ -27,14 +27,18 @@ export function createPostgresOutboxRelay(
   };
 }
 
-/** How often a serving process on SQLite looks at the change counter. */
-const sqliteChangePollMs = 100;
+/**
+ * How often a serving process on SQLite looks at the change counter: short, because an event
+ * another process commits (svc sync, svc import) waits up to this long for its first attempt;
+ * a look is one PRAGMA on the read connection, a few µs.
+ */
+const sqliteChangePollMs = 5;
 
 /**
  * The relay on SQLite, where every process is on one machine: nothing to publish (a commit moves
- * the database's change counter by itself); a serving process reads the counter every 100 ms
+ * the database's change counter by itself); a serving process reads the counter every 5 ms
  * (one PRAGMA through SQLite) and wakes its dispatcher when it moved, so events written by
- * `svc import`, `svc sync` or another serving process are sent within about 100 ms, not at the next
+ * `svc import`, `svc sync` or another serving process are sent within a few ms, not at the next
  * one-second tick. Its own commits move the counter too: a spare wake-up costs one claim query.
  */
 export function createSqliteOutboxRelay(
