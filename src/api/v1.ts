@@ -31,10 +31,10 @@ import {
   notModifiedResponse,
 } from "./middleware/etag.ts";
 import { createSharedRateLimiter } from "./middleware/shared-rate-limit.ts";
-import { refuseNamelessQueryParameters, validationHook } from "./params.ts";
 import { createDocsPage, type DocsPage } from "./reference/docs-page.ts";
 import { buildOpenApiDocument, type OpenApiDocument } from "./reference/openapi.ts";
 import { type ScalarBundle, scalarBundle } from "./reference/scalar-bundle.ts";
+import { refuseNamelessQueryParameters, validationHook } from "./shared/params.ts";
 import { createTransactionChangeReads } from "./transaction-changes/read.ts";
 import { registerTransactionChangeRoutes } from "./transaction-changes/route.ts";
 import { registerTransactionRoutes } from "./transactions/route.ts";

@@ -2,11 +2,10 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { BankReads } from "../bank-reads.ts";
 import type { ApiEnv } from "../middleware/auth.ts";
-import { idPageBody, idPageRequest } from "../pagination.ts";
-import { connectionPathParams, noQuery, pageQuery } from "../params.ts";
-import { conditionalReadHeaders, itemResponses, listResponses } from "../responses.ts";
-
 import { connectionListSchema, connectionSchema } from "../schemas.ts";
+import { idPageBody, idPageRequest } from "../shared/pagination.ts";
+import { connectionPathParams, noQuery, pageQuery } from "../shared/params.ts";
+import { conditionalReadHeaders, itemResponses, listResponses } from "../shared/responses.ts";
 
 const listRoute = createRoute({
   method: "get",

@@ -2,14 +2,14 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { EventEnvelope } from "../../webhooks/events/types.ts";
 import type { ApiEnv } from "../middleware/auth.ts";
-import { noQuery } from "../params.ts";
+import { noQuery } from "../shared/params.ts";
 import {
   authErrorResponses,
   conditionalReadHeaders,
   invalidRequestResponse,
   itemResponses,
   listResponses,
-} from "../responses.ts";
+} from "../shared/responses.ts";
 import {
   eventPathParams,
   eventStreamQuery,

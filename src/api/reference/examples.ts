@@ -9,20 +9,11 @@ import { type AccessFacts, decideApiAccess } from "../../accounts/entitlement.ts
 import { ApiError, internalErrorMessage } from "../../core/errors.ts";
 import { accountNotFound, balanceNotFound } from "../accounts/read.ts";
 import { connectionNotFound } from "../connections/read.ts";
-import { invalidCursor } from "../cursor.ts";
 import { eventPathParams, eventStreamQuery, eventsQuery } from "../events/query.ts";
 import { eventNotFound } from "../events/read.ts";
 import type { eventListSchema } from "../events/schemas.ts";
 import { parseLastEventId } from "../events/stream.ts";
 import { apiKeyRefusalMessages, rateLimitedError } from "../middleware/auth.ts";
-import {
-  accountPathParams,
-  connectionPathParams,
-  defaultPageLimit,
-  pageQuery,
-  transactionsQuery,
-  validationHook,
-} from "../params.ts";
 import type {
   accountListSchema,
   accountSchema,
@@ -32,6 +23,15 @@ import type {
   transactionChangesSchema,
   transactionListSchema,
 } from "../schemas.ts";
+import { invalidCursor } from "../shared/cursor.ts";
+import {
+  accountPathParams,
+  connectionPathParams,
+  defaultPageLimit,
+  pageQuery,
+  transactionsQuery,
+  validationHook,
+} from "../shared/params.ts";
 import { cursorExpired } from "../transaction-changes/cursor.ts";
 import { maxWindowDays, resolveDateWindow } from "../transactions/date-window.ts";
 import { signedWebhookExample } from "./openapi-webhooks.ts";

@@ -3,15 +3,15 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Clock } from "../../core/clock.ts";
 import type { ApiEnv } from "../middleware/auth.ts";
-import { accountPathParams, defaultPageLimit, pageQuery } from "../params.ts";
+import { transactionChangesSchema } from "../schemas.ts";
+import { accountPathParams, defaultPageLimit, pageQuery } from "../shared/params.ts";
 import {
   authErrorResponses,
   changesRequestResponse,
   conditionalReadHeaders,
   notFoundResponse,
   okResponse,
-} from "../responses.ts";
-import { transactionChangesSchema } from "../schemas.ts";
+} from "../shared/responses.ts";
 import { decodeChangesCursor, encodeChangesCursor } from "./cursor.ts";
 import type { TransactionChangeReads } from "./read.ts";
 

@@ -3,8 +3,8 @@
 // include_pending, so the next page needs only `cursor`, and "today" moving past midnight between
 // two pages cannot change the window under the caller.
 import { z } from "@hono/zod-openapi";
-import { decodeCursor, encodeCursor, foreignCursor, invalidCursor } from "../cursor.ts";
-import { defaultPageLimit, type transactionsQuery } from "../params.ts";
+import { decodeCursor, encodeCursor, foreignCursor, invalidCursor } from "../shared/cursor.ts";
+import { defaultPageLimit, type transactionsQuery } from "../shared/params.ts";
 import { type DateWindow, maxWindowDays, resolveDateWindow, windowDays } from "./date-window.ts";
 import type { TransactionPage, TransactionQuery } from "./read.ts";
 

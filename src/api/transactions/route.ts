@@ -4,9 +4,9 @@ import type { Clock } from "../../core/clock.ts";
 import type { BankReads } from "../bank-reads.ts";
 import type { ApiEnv } from "../middleware/auth.ts";
 import { entityTagOf, etagHeader } from "../middleware/etag.ts";
-import { accountPathParams, transactionsQuery } from "../params.ts";
-import { conditionalReadHeaders, itemResponses } from "../responses.ts";
 import { transactionListSchema } from "../schemas.ts";
+import { accountPathParams, transactionsQuery } from "../shared/params.ts";
+import { conditionalReadHeaders, itemResponses } from "../shared/responses.ts";
 import { defaultWindowDays, maxWindowDays } from "./date-window.ts";
 import { nextTransactionCursor, resolveTransactionQuery } from "./query.ts";
 

@@ -4,7 +4,7 @@
 import { z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import type { ZodError } from "zod";
-import { ApiError } from "../core/errors.ts";
+import { ApiError } from "../../core/errors.ts";
 
 export const defaultPageLimit = 100;
 export const maxPageLimit = 500;
