@@ -8,8 +8,9 @@ import { notFoundHandler } from "../http/error-handler.ts";
 import type { RequestIds } from "../http/request-id.ts";
 import { createKeyAuthenticator } from "../keys/authenticate.ts";
 import type { Services } from "../server/services.ts";
+import { createAccountReads } from "./accounts/read.ts";
 import { registerAccountRoutes } from "./accounts/route.ts";
-import { createBankReads } from "./bank-reads.ts";
+import { createConnectionReads } from "./connections/read.ts";
 import { registerConnectionRoutes } from "./connections/route.ts";
 import { createEventReads } from "./events/read.ts";
 import { registerEventRoutes } from "./events/route.ts";
@@ -37,6 +38,7 @@ import { type ScalarBundle, scalarBundle } from "./reference/scalar-bundle.ts";
 import { refuseNamelessQueryParameters, validationHook } from "./shared/params.ts";
 import { createTransactionChangeReads } from "./transaction-changes/read.ts";
 import { registerTransactionChangeRoutes } from "./transaction-changes/route.ts";
+import { createTransactionReads } from "./transactions/read.ts";
 import { registerTransactionRoutes } from "./transactions/route.ts";
 
 /** Every resource lives under one of these; each one's whole subtree requires a key. */
@@ -99,14 +101,15 @@ export function createV1App(
     const remembered = rememberedPrefixes.includes(prefix) ? [remember] : [];
     resources.use(`${prefix}/*`, auth, refuseNamelessQueryParameters, ...remembered, tag);
   }
-  const reads = createBankReads(db);
-  registerAccountRoutes(resources, reads);
-  registerTransactionChangeRoutes(resources, createTransactionChangeReads(db, reads), {
+  // Each resource's reads prepare their statements once, here, not per request.
+  const accountReads = createAccountReads(db);
+  registerAccountRoutes(resources, accountReads);
+  registerTransactionChangeRoutes(resources, createTransactionChangeReads(db, accountReads), {
     clock,
     retentionDays: config.retentionDays,
   });
-  registerTransactionRoutes(resources, reads, clock);
-  registerConnectionRoutes(resources, reads);
+  registerTransactionRoutes(resources, createTransactionReads(db, accountReads), clock);
+  registerConnectionRoutes(resources, createConnectionReads(db));
   const eventReads = createEventReads(db);
   const streams = createEventStreams({
     reads: eventReads,

@@ -1,11 +1,11 @@
 // GET /v1/accounts, /v1/accounts/{account_id}, /v1/accounts/{account_id}/balance.
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
-import type { BankReads } from "../bank-reads.ts";
 import type { ApiEnv } from "../middleware/auth.ts";
-import { accountListSchema, accountSchema, balanceSchema } from "../schemas.ts";
 import { idPageBody, idPageRequest } from "../shared/pagination.ts";
 import { accountPathParams, noQuery, pageQuery } from "../shared/params.ts";
 import { conditionalReadHeaders, itemResponses, listResponses } from "../shared/responses.ts";
+import type { AccountReads } from "./read.ts";
+import { accountListSchema, accountSchema, balanceSchema } from "./schema.ts";
 
 const listRoute = createRoute({
   method: "get",
@@ -42,7 +42,7 @@ const balanceRoute = createRoute({
   responses: itemResponses(balanceSchema, "The latest balance."),
 });
 
-export function registerAccountRoutes(app: OpenAPIHono<ApiEnv>, reads: BankReads): void {
+export function registerAccountRoutes(app: OpenAPIHono<ApiEnv>, reads: AccountReads): void {
   app.openapi(listRoute, async (c) => {
     const owner = c.get("principal").serviceAccountId;
     const page = await reads.listAccounts(owner, idPageRequest("accounts", c.req.valid("query")));

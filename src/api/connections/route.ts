@@ -1,11 +1,11 @@
 // GET /v1/connections and /v1/connections/{connection_id}.
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
-import type { BankReads } from "../bank-reads.ts";
 import type { ApiEnv } from "../middleware/auth.ts";
-import { connectionListSchema, connectionSchema } from "../schemas.ts";
 import { idPageBody, idPageRequest } from "../shared/pagination.ts";
 import { connectionPathParams, noQuery, pageQuery } from "../shared/params.ts";
 import { conditionalReadHeaders, itemResponses, listResponses } from "../shared/responses.ts";
+import type { ConnectionReads } from "./read.ts";
+import { connectionListSchema, connectionSchema } from "./schema.ts";
 
 const listRoute = createRoute({
   method: "get",
@@ -31,7 +31,7 @@ const getRoute = createRoute({
   responses: itemResponses(connectionSchema, "The connection."),
 });
 
-export function registerConnectionRoutes(app: OpenAPIHono<ApiEnv>, reads: BankReads): void {
+export function registerConnectionRoutes(app: OpenAPIHono<ApiEnv>, reads: ConnectionReads): void {
   app.openapi(listRoute, async (c) => {
     const owner = c.get("principal").serviceAccountId;
     const page = await reads.listConnections(

@@ -19,7 +19,7 @@ import {
   resolveEventsQuery,
 } from "./query.ts";
 import type { EventReads, StoredEvent } from "./read.ts";
-import { eventListSchema, eventSchema } from "./schemas.ts";
+import { eventListSchema, eventSchema } from "./schema.ts";
 import { type EventStreams, parseLastEventId } from "./stream.ts";
 
 const listRoute = createRoute({

@@ -8,32 +8,27 @@ import type { z } from "@hono/zod-openapi";
 import { type AccessFacts, decideApiAccess } from "../../accounts/entitlement.ts";
 import { ApiError, internalErrorMessage } from "../../core/errors.ts";
 import { accountNotFound, balanceNotFound } from "../accounts/read.ts";
+import type { accountListSchema, accountSchema, balanceSchema } from "../accounts/schema.ts";
 import { connectionNotFound } from "../connections/read.ts";
+import type { connectionListSchema, connectionSchema } from "../connections/schema.ts";
 import { eventPathParams, eventStreamQuery, eventsQuery } from "../events/query.ts";
 import { eventNotFound } from "../events/read.ts";
-import type { eventListSchema } from "../events/schemas.ts";
+import type { eventListSchema } from "../events/schema.ts";
 import { parseLastEventId } from "../events/stream.ts";
 import { apiKeyRefusalMessages, rateLimitedError } from "../middleware/auth.ts";
-import type {
-  accountListSchema,
-  accountSchema,
-  balanceSchema,
-  connectionListSchema,
-  connectionSchema,
-  transactionChangesSchema,
-  transactionListSchema,
-} from "../schemas.ts";
 import { invalidCursor } from "../shared/cursor.ts";
 import {
   accountPathParams,
   connectionPathParams,
   defaultPageLimit,
   pageQuery,
-  transactionsQuery,
   validationHook,
 } from "../shared/params.ts";
 import { cursorExpired } from "../transaction-changes/cursor.ts";
+import type { transactionChangesSchema } from "../transaction-changes/schema.ts";
 import { maxWindowDays, resolveDateWindow } from "../transactions/date-window.ts";
+import { transactionsQuery } from "../transactions/query.ts";
+import type { transactionListSchema } from "../transactions/schema.ts";
 import { signedWebhookExample } from "./openapi-webhooks.ts";
 
 type Json = Record<string, unknown>;

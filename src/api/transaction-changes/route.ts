@@ -3,7 +3,6 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Clock } from "../../core/clock.ts";
 import type { ApiEnv } from "../middleware/auth.ts";
-import { transactionChangesSchema } from "../schemas.ts";
 import { accountPathParams, defaultPageLimit, pageQuery } from "../shared/params.ts";
 import {
   authErrorResponses,
@@ -14,6 +13,7 @@ import {
 } from "../shared/responses.ts";
 import { decodeChangesCursor, encodeChangesCursor } from "./cursor.ts";
 import type { TransactionChangeReads } from "./read.ts";
+import { transactionChangesSchema } from "./schema.ts";
 
 function changesRoute(retentionDays: number) {
   return createRoute({

@@ -1,14 +1,14 @@
 // GET /v1/accounts/{account_id}/transactions: a booking-date window, newest first, keyset pages.
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Clock } from "../../core/clock.ts";
-import type { BankReads } from "../bank-reads.ts";
 import type { ApiEnv } from "../middleware/auth.ts";
 import { entityTagOf, etagHeader } from "../middleware/etag.ts";
-import { transactionListSchema } from "../schemas.ts";
-import { accountPathParams, transactionsQuery } from "../shared/params.ts";
+import { accountPathParams } from "../shared/params.ts";
 import { conditionalReadHeaders, itemResponses } from "../shared/responses.ts";
 import { defaultWindowDays, maxWindowDays } from "./date-window.ts";
-import { nextTransactionCursor, resolveTransactionQuery } from "./query.ts";
+import { nextTransactionCursor, resolveTransactionQuery, transactionsQuery } from "./query.ts";
+import type { TransactionReads } from "./read.ts";
+import { transactionListSchema } from "./schema.ts";
 
 const listRoute = createRoute({
   method: "get",
@@ -23,7 +23,7 @@ const listRoute = createRoute({
 
 export function registerTransactionRoutes(
   app: OpenAPIHono<ApiEnv>,
-  reads: BankReads,
+  reads: TransactionReads,
   clock: Clock,
 ): void {
   app.openapi(listRoute, async (c) => {

@@ -2,7 +2,7 @@
 // sent (spec 2 "Event envelope"), a webhook.verify code masked as stored.
 import { z } from "@hono/zod-openapi";
 import { eventTypes } from "../../db/schema.ts";
-import { idSchema, nextCursorSchema, timestampSchema } from "../schemas.ts";
+import { idSchema, nextCursorSchema, timestampSchema } from "../shared/schema.ts";
 
 export const eventSchema = z
   .object({
