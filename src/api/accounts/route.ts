@@ -1,9 +1,11 @@
 // GET /v1/accounts, /v1/accounts/{account_id}, /v1/accounts/{account_id}/balance.
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { ApiEnv } from "../middleware/auth.ts";
+import { operationExamples } from "../shared/examples.ts";
 import { idPageBody, idPageRequest } from "../shared/pagination.ts";
 import { accountPathParams, noQuery, pageQuery } from "../shared/params.ts";
 import { conditionalReadHeaders, itemResponses, listResponses } from "../shared/responses.ts";
+import { getAccountExamples, getBalanceExamples, listAccountsExamples } from "./examples.ts";
 import type { AccountReads } from "./read.ts";
 import { accountListSchema, accountSchema, balanceSchema } from "./schema.ts";
 
@@ -11,6 +13,7 @@ const listRoute = createRoute({
   method: "get",
   path: "/accounts",
   operationId: "listAccounts",
+  [operationExamples]: listAccountsExamples,
   tags: ["Accounts"],
   summary: "List accounts",
   description: "Every bank account of the key's service account, across all its connections.",
@@ -22,6 +25,7 @@ const getRoute = createRoute({
   method: "get",
   path: "/accounts/{account_id}",
   operationId: "getAccount",
+  [operationExamples]: getAccountExamples,
   tags: ["Accounts"],
   summary: "Get an account",
   description:
@@ -34,6 +38,7 @@ const balanceRoute = createRoute({
   method: "get",
   path: "/accounts/{account_id}/balance",
   operationId: "getBalance",
+  [operationExamples]: getBalanceExamples,
   tags: ["Accounts"],
   summary: "Get an account's balance",
   description:

@@ -1,9 +1,11 @@
 // GET /v1/connections and /v1/connections/{connection_id}.
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { ApiEnv } from "../middleware/auth.ts";
+import { operationExamples } from "../shared/examples.ts";
 import { idPageBody, idPageRequest } from "../shared/pagination.ts";
 import { connectionPathParams, noQuery, pageQuery } from "../shared/params.ts";
 import { conditionalReadHeaders, itemResponses, listResponses } from "../shared/responses.ts";
+import { getConnectionExamples, listConnectionsExamples } from "./examples.ts";
 import type { ConnectionReads } from "./read.ts";
 import { connectionListSchema, connectionSchema } from "./schema.ts";
 
@@ -11,6 +13,7 @@ const listRoute = createRoute({
   method: "get",
   path: "/connections",
   operationId: "listConnections",
+  [operationExamples]: listConnectionsExamples,
   tags: ["Connections"],
   summary: "List connections",
   description:
@@ -23,6 +26,7 @@ const getRoute = createRoute({
   method: "get",
   path: "/connections/{connection_id}",
   operationId: "getConnection",
+  [operationExamples]: getConnectionExamples,
   tags: ["Connections"],
   summary: "Get a connection",
   description:

@@ -2,6 +2,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { EventEnvelope } from "../../webhooks/events/types.ts";
 import type { ApiEnv } from "../middleware/auth.ts";
+import { operationExamples } from "../shared/examples.ts";
 import { noQuery } from "../shared/params.ts";
 import {
   authErrorResponses,
@@ -10,6 +11,7 @@ import {
   itemResponses,
   listResponses,
 } from "../shared/responses.ts";
+import { getEventExamples, listEventsExamples, streamEventsExamples } from "./examples.ts";
 import {
   eventPathParams,
   eventStreamQuery,
@@ -26,6 +28,7 @@ const listRoute = createRoute({
   method: "get",
   path: "/events",
   operationId: "listEvents",
+  [operationExamples]: listEventsExamples,
   tags: ["Events"],
   summary: "List events",
   description:
@@ -38,6 +41,7 @@ const streamRoute = createRoute({
   method: "get",
   path: "/events/stream",
   operationId: "streamEvents",
+  [operationExamples]: streamEventsExamples,
   tags: ["Events"],
   summary: "Stream new events (Server-Sent Events)",
   description:
@@ -76,6 +80,7 @@ const getRoute = createRoute({
   method: "get",
   path: "/events/{event_id}",
   operationId: "getEvent",
+  [operationExamples]: getEventExamples,
   tags: ["Events"],
   summary: "Get an event",
   description:

@@ -3,9 +3,11 @@ import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Clock } from "../../core/clock.ts";
 import type { ApiEnv } from "../middleware/auth.ts";
 import { entityTagOf, etagHeader } from "../middleware/etag.ts";
+import { operationExamples } from "../shared/examples.ts";
 import { accountPathParams } from "../shared/params.ts";
 import { conditionalReadHeaders, itemResponses } from "../shared/responses.ts";
 import { defaultWindowDays, maxWindowDays } from "./date-window.ts";
+import { listTransactionsExamples } from "./examples.ts";
 import { nextTransactionCursor, resolveTransactionQuery, transactionsQuery } from "./query.ts";
 import type { TransactionReads } from "./read.ts";
 import { transactionListSchema } from "./schema.ts";
@@ -14,6 +16,7 @@ const listRoute = createRoute({
   method: "get",
   path: "/accounts/{account_id}/transactions",
   operationId: "listTransactions",
+  [operationExamples]: listTransactionsExamples,
   tags: ["Transactions"],
   summary: "List an account's transactions",
   description: `Transactions whose booking date lies in [from, to] (both inclusive; default the last ${defaultWindowDays} days; at most ${maxWindowDays} days), newest booking date first, then by id. Pages are keyset-based: rows that arrive while you page never shift or repeat the rows already served. The next page needs only \`cursor\` (it carries the window); if you pass \`from\`, \`to\` or \`include_pending\` with a cursor they must match it. De-duplicate on \`transaction_id\`. After an account.transactions.available event, read a small window overlapping your last read.`,
