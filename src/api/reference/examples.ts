@@ -1,6 +1,7 @@
 // Examples on every /v1 operation of the OpenAPI document: parameters, the 200 body and each
-// error. Each route declares its own 200 body and the errors that depend on it (shared/examples.ts,
-// in its resource's examples.ts); the errors every authenticated operation can answer are here.
+// error. Each route declares its own 200 body and the errors that depend on it
+// (shared/examples.ts, in its resource's examples.ts); the errors every authenticated operation
+// can answer are here.
 // Error examples are produced by the code that answers them (the same message functions and
 // validators), never retyped, so the reference shows what the server really says
 // (test/api/openapi-reference.test.ts compares them with real answers). `cursor` gets no example

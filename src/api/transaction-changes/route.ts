@@ -1,5 +1,5 @@
 // GET /v1/accounts/{account_id}/transactions/changes: what changed in an account's transactions
-// since a cursor (reads/transaction-changes.ts), so a receiver keeps an exact copy.
+// since a cursor (read.ts), so a receiver keeps an exact copy.
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { Clock } from "../../core/clock.ts";
 import type { ApiEnv } from "../middleware/auth.ts";
