@@ -2,7 +2,7 @@ import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import {
   normaliseVerificationCode,
   verificationCodeProblem,
-} from "../../src/webhooks/endpoints/verification-code.ts";
+} from "../../src/webhooks/events/verification-code.ts";
 import { api } from "../api.ts";
 import { announceAttentionChange } from "../components/attention-banner.tsx";
 import { ConfirmDialog } from "../components/confirm-dialog.tsx";

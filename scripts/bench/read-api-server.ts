@@ -12,10 +12,11 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { sql } from "drizzle-orm";
 import { createServiceAccount } from "../../src/accounts/service-accounts.ts";
-import { createBankReads } from "../../src/api/bank-reads.ts";
+import { createAccountReads } from "../../src/api/accounts/read.ts";
 import { encodeChangesCursor } from "../../src/api/transaction-changes/cursor.ts";
 import { createTransactionChangeReads } from "../../src/api/transaction-changes/read.ts";
 import { resolveTransactionQuery } from "../../src/api/transactions/query.ts";
+import { createTransactionReads } from "../../src/api/transactions/read.ts";
 import { loadConfig } from "../../src/config/config.ts";
 import { systemClock } from "../../src/core/clock.ts";
 import { createApiKey } from "../../src/keys/api-keys.ts";
@@ -173,7 +174,8 @@ writeFileSync(laterPagesFile, `${spread(laterPages).join("\n")}\n`);
 
 // Page depth, in-process: the first and the deepest page of the big account's two-year window,
 // read alternately through the same read function the route calls, so only depth differs.
-const reads = createBankReads(db);
+const accountReads = createAccountReads(db);
+const reads = createTransactionReads(db, accountReads);
 const big = tenants[0] as Tenant;
 const firstQuery = resolveTransactionQuery(
   { from: daysBack(729), limit: 100 },
@@ -211,7 +213,7 @@ const feedAccountId = feedBank.accountIds[0] as string;
 const feedKey = (
   await createApiKey(db, systemClock, { serviceAccountId: feedOwner.account.id, name: "feed" })
 ).key;
-const feedStart = await createTransactionChangeReads(db, reads).feedStart(feedAccountId);
+const feedStart = await createTransactionChangeReads(db, accountReads).feedStart(feedAccountId);
 const feedCursor = encodeChangesCursor(
   feedAccountId,
   { phase: "changes", position: feedStart.phase === "snapshot" ? feedStart.head : 0 },

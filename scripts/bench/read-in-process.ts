@@ -68,7 +68,8 @@ const seedDir = mkdtempSync(join(tmpdir(), "svc-read-ab-"));
 const { sql } = await import("drizzle-orm");
 const { createServiceAccount } = await import("../../src/accounts/service-accounts.ts");
 const { createApiKey } = await import("../../src/keys/api-keys.ts");
-const { createBankReads } = await import("../../src/api/bank-reads.ts");
+const { createAccountReads } = await import("../../src/api/accounts/read.ts");
+const { createTransactionReads } = await import("../../src/api/transactions/read.ts");
 const { nextTransactionCursor, resolveTransactionQuery } = await import(
   "../../src/api/transactions/query.ts"
 );
@@ -122,7 +123,7 @@ for (let days = 30; days < 90; days++)
             t.key,
           ]);
 const laterPages: [string, string][] = [];
-const reads = createBankReads(seed.db);
+const reads = createTransactionReads(seed.db, createAccountReads(seed.db));
 for (const t of tenants) {
   for (const limit of [60, 70, 80, 90, 100]) {
     let query = resolveTransactionQuery({ from: daysBack(729), limit }, t.accountId, new Date());

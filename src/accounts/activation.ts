@@ -4,9 +4,8 @@
 // own transaction, so the move happens exactly when the second fact arrives. Sandbox
 // connections never count.
 import { and, eq, inArray } from "drizzle-orm";
-import { realProviderNames } from "../banking/providers/descriptors.ts";
 import type { Clock } from "../core/clock.ts";
-import type { SubscriptionStatus } from "../db/schema.ts";
+import { realBankProviderNames, type SubscriptionStatus } from "../db/schema.ts";
 import { type Db, first } from "../db/store.ts";
 
 const billingSetUp: readonly SubscriptionStatus[] = ["active", "trialing"];
@@ -33,7 +32,7 @@ export async function activateIfRealBankAndBilling(
         and(
           eq(connections.serviceAccountId, serviceAccountId),
           eq(connections.status, "linked"),
-          inArray(connections.provider, [...realProviderNames]),
+          inArray(connections.provider, [...realBankProviderNames]),
         ),
       )
       .limit(1),

@@ -4,12 +4,18 @@
 // every resource is 404 with or without a key.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { type Context, Hono } from "hono";
+import type { Config } from "../config/config.ts";
+import type { Clock } from "../core/clock.ts";
+import type { AnyDatabase, Db } from "../db/open.ts";
 import { notFoundHandler } from "../http/error-handler.ts";
 import type { RequestIds } from "../http/request-id.ts";
 import { createKeyAuthenticator } from "../keys/authenticate.ts";
-import type { Services } from "../server/services.ts";
+import type { Logger } from "../log/log.ts";
+import type { Metrics } from "../metrics/metrics.ts";
+import type { OutboxSignal } from "../webhooks/events/outbox-signal.ts";
+import { createAccountReads } from "./accounts/read.ts";
 import { accountReadRoutes } from "./accounts/route.ts";
-import { createBankReads } from "./bank-reads.ts";
+import { createConnectionReads } from "./connections/read.ts";
 import { connectionReadRoutes } from "./connections/route.ts";
 import { createEventReads } from "./events/read.ts";
 import { eventReadRoutes, registerEventStreamRoute } from "./events/route.ts";
@@ -31,15 +37,16 @@ import {
   ifNoneMatchMatches,
   notModifiedResponse,
 } from "./middleware/etag.ts";
+import { createReadLane } from "./middleware/read-lane.ts";
+import { registerRead } from "./middleware/read-route.ts";
 import { createSharedRateLimiter } from "./middleware/shared-rate-limit.ts";
-import { refuseNamelessQueryParameters, validationHook } from "./params.ts";
-import { createReadLane } from "./read-lane.ts";
-import { registerRead } from "./read-route.ts";
 import { createDocsPage, type DocsPage } from "./reference/docs-page.ts";
 import { buildOpenApiDocument, type OpenApiDocument } from "./reference/openapi.ts";
 import { type ScalarBundle, scalarBundle } from "./reference/scalar-bundle.ts";
+import { refuseNamelessQueryParameters, validationHook } from "./shared/params.ts";
 import { createTransactionChangeReads } from "./transaction-changes/read.ts";
 import { transactionChangeReadRoutes } from "./transaction-changes/route.ts";
+import { createTransactionReads } from "./transactions/read.ts";
 import { transactionReadRoutes } from "./transactions/route.ts";
 
 /** Every resource lives under one of these; each one's whole subtree requires a key. */
@@ -68,8 +75,21 @@ export interface V1 {
   giveBackAllowance(): Promise<void>;
 }
 
+/** What /v1 needs; the composition root passes its services, which have this shape. */
+export interface ApiDeps {
+  config: Config;
+  /** Its change counter (SQLite) spares key reads between commits; isOpen for the streams. */
+  database: Pick<AnyDatabase, "changeCounter" | "isOpen">;
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  /** The event stream wakes on new events. */
+  outbox: OutboxSignal;
+  metrics: Metrics;
+}
+
 export function createV1App(
-  services: Services,
+  services: ApiDeps,
   deps: {
     requestIds: RequestIds;
     eventStreams?: Partial<EventStreamOptions>;
@@ -108,18 +128,19 @@ export function createV1App(
     const remembered = rememberedPrefixes.includes(prefix) ? [remember] : [];
     resources.use(`${prefix}/*`, auth, refuseNamelessQueryParameters, ...remembered, tag);
   }
-  const reads = createBankReads(db);
+  // Each resource's reads prepare their statements once, here, not per request.
+  const accountReads = createAccountReads(db);
   const eventReads = createEventReads(db);
   const events = eventReadRoutes(eventReads);
   // Every GET read of the resources, answered by the router and by the read lane alike.
   const readRoutes = [
-    ...accountReadRoutes(reads),
-    ...transactionChangeReadRoutes(createTransactionChangeReads(db, reads), {
+    ...accountReadRoutes(accountReads),
+    ...transactionChangeReadRoutes(createTransactionChangeReads(db, accountReads), {
       clock,
       retentionDays: config.retentionDays,
     }),
-    ...transactionReadRoutes(reads, clock),
-    ...connectionReadRoutes(reads),
+    ...transactionReadRoutes(createTransactionReads(db, accountReads), clock),
+    ...connectionReadRoutes(createConnectionReads(db)),
     events.list,
     events.get,
   ];

@@ -3,8 +3,8 @@
 import { Hono } from "hono";
 import { sessionCookie } from "../http/cookies.ts";
 import { sameOriginOnly } from "../http/same-origin.ts";
-import type { Services } from "../server/services.ts";
 import { refuseChangesWhenDisabled, requireOperator, requireSession } from "./auth.ts";
+import type { PortalDeps } from "./deps.ts";
 import { bankLinkRoutes } from "./routes/bank-link-routes.ts";
 import { connectionRoutes } from "./routes/connection-routes.ts";
 import { deliveryRoutes } from "./routes/delivery-routes.ts";
@@ -14,7 +14,7 @@ import { operatorRoutes } from "./routes/operator-routes.ts";
 import { overviewRoutes } from "./routes/overview-routes.ts";
 import { sessionRoutes } from "./routes/session-routes.ts";
 
-export function createPortalApi(services: Services): Hono {
+export function createPortalApi(services: PortalDeps): Hono {
   const { db, clock, config } = services;
   const cookie = sessionCookie(config.baseUrl);
   const session = requireSession(db, clock, cookie);

@@ -5,7 +5,7 @@
 // cursors of another account, past retention, or damaged.
 import { afterAll, describe, expect, test } from "bun:test";
 import { eq, sql } from "drizzle-orm";
-import { encodeCursor } from "../../src/api/cursor.ts";
+import { encodeCursor } from "../../src/api/shared/cursor.ts";
 import { changesAfterQuery } from "../../src/api/transaction-changes/read.ts";
 import { connectSandbox } from "../../src/banking/sandbox/connect.ts";
 import { syncConnection } from "../../src/banking/sync.ts";

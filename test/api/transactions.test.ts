@@ -1,6 +1,6 @@
 // GET /v1/accounts/{account_id}/transactions: date window, pending rows, limits, keyset pages.
 import { afterAll, describe, expect, test } from "bun:test";
-import { encodeCursor } from "../../src/api/cursor.ts";
+import { encodeCursor } from "../../src/api/shared/cursor.ts";
 import { errorOf, startApiHarness } from "../support/api.ts";
 import { generatedTransactions, insertTransactions } from "../support/bank-fixtures.ts";
 

@@ -4,7 +4,8 @@
 // booked row that replaces a pending one is linked to it, a dropped pending row is removed, and
 // what the provider said or Svc skipped is the connection's notice.
 import { describe, expect, test } from "bun:test";
-import { createBankReads } from "../../src/api/bank-reads.ts";
+import { createAccountReads } from "../../src/api/accounts/read.ts";
+import { createTransactionReads } from "../../src/api/transactions/read.ts";
 import {
   enableBankingShape,
   enableBankingShapes,
@@ -18,11 +19,12 @@ const contentOf = (rows: Awaited<ReturnType<Replay["transactions"]>>) =>
   rows.map((t) => [t.id, t.status, t.amount, t.description]);
 
 async function servedIds(r: Replay, includePending: boolean): Promise<string[]> {
-  const reads = createBankReads(r.services.db);
-  const { data: accounts } = await reads.listAccounts(r.accountId, { limit: 100 });
+  const accountReads = createAccountReads(r.services.db);
+  const transactionReads = createTransactionReads(r.services.db, accountReads);
+  const { data: accounts } = await accountReads.listAccounts(r.accountId, { limit: 100 });
   const ids: string[] = [];
   for (const account of accounts) {
-    const page = await reads.listTransactions(r.accountId, account.account_id, {
+    const page = await transactionReads.listTransactions(r.accountId, account.account_id, {
       window: { from: "2000-01-01", to: "2100-01-01" },
       includePending,
       limit: 500,

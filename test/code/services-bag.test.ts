@@ -17,9 +17,6 @@ const allowedImporters = [
   "server/server.ts",
   "server/operator-api.ts",
   "cli/",
-  // The route layers still take the whole bag; their feature functions do not.
-  "portal/",
-  "api/",
 ];
 
 const servicesFile = join(srcDir, "server/services.ts");

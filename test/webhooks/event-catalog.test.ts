@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { events } from "../../src/db/schema/sqlite.ts";
-import { eventDataSchemas } from "../../src/webhooks/event-data.ts";
+import { eventDataSchemas } from "../../src/webhooks/events/data.ts";
 import { parseEventTypeFilter } from "../../src/webhooks/events/event-filter.ts";
 import { accountEventTypes, eventCatalog, eventTypes } from "../../src/webhooks/events/types.ts";
 

@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import {
   normaliseVerificationCode,
   verificationCodeProblem,
-} from "../../src/webhooks/endpoints/verification-code.ts";
+} from "../../src/webhooks/events/verification-code.ts";
 
 describe("verification code as typed or pasted", () => {
   test("spaces, tabs, line breaks and dashes are dropped and letters upper-cased", () => {

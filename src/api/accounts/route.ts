@@ -1,17 +1,19 @@
 // GET /v1/accounts, /v1/accounts/{account_id}, /v1/accounts/{account_id}/balance.
 import { createRoute } from "@hono/zod-openapi";
-import type { BankReads } from "../bank-reads.ts";
-import { idPageBody, idPageRequest } from "../pagination.ts";
-import { accountPathParams, noQuery, pageQuery } from "../params.ts";
-import { readRoute } from "../read-route.ts";
-import { conditionalReadHeaders, itemResponses, listResponses } from "../responses.ts";
-
-import { accountListSchema, accountSchema, balanceSchema } from "../schemas.ts";
+import { readRoute } from "../middleware/read-route.ts";
+import { operationExamples } from "../shared/examples.ts";
+import { idPageBody, idPageRequest } from "../shared/pagination.ts";
+import { accountPathParams, noQuery, pageQuery } from "../shared/params.ts";
+import { conditionalReadHeaders, itemResponses, listResponses } from "../shared/responses.ts";
+import { getAccountExamples, getBalanceExamples, listAccountsExamples } from "./examples.ts";
+import type { AccountReads } from "./read.ts";
+import { accountListSchema, accountSchema, balanceSchema } from "./schema.ts";
 
 const listRoute = createRoute({
   method: "get",
   path: "/accounts",
   operationId: "listAccounts",
+  [operationExamples]: listAccountsExamples,
   tags: ["Accounts"],
   summary: "List accounts",
   description: "Every bank account of the key's service account, across all its connections.",
@@ -23,6 +25,7 @@ const getRoute = createRoute({
   method: "get",
   path: "/accounts/{account_id}",
   operationId: "getAccount",
+  [operationExamples]: getAccountExamples,
   tags: ["Accounts"],
   summary: "Get an account",
   description:
@@ -35,6 +38,7 @@ const balanceRoute = createRoute({
   method: "get",
   path: "/accounts/{account_id}/balance",
   operationId: "getBalance",
+  [operationExamples]: getBalanceExamples,
   tags: ["Accounts"],
   summary: "Get an account's balance",
   description:
@@ -43,8 +47,8 @@ const balanceRoute = createRoute({
   responses: itemResponses(balanceSchema, "The latest balance."),
 });
 
-/** The accounts' reads, answered by the router and by the read lane (read-route.ts). */
-export function accountReadRoutes(reads: BankReads) {
+/** The accounts' reads, answered by the router and by the read lane (middleware/read-route.ts). */
+export function accountReadRoutes(reads: AccountReads) {
   return [
     readRoute(listRoute, async ({ principal, query }) => {
       const page = await reads.listAccounts(

@@ -4,7 +4,7 @@ import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
 import { ApiError } from "../../core/errors.ts";
 import type { ConnectionStatus, Row } from "../../db/schema.ts";
 import type { Db } from "../../db/store.ts";
-import { type Page, toPage } from "../page.ts";
+import { type Page, toPage } from "../shared/page.ts";
 
 export interface ConnectionView {
   connection_id: string;

@@ -1,17 +1,19 @@
 // GET /v1/connections and /v1/connections/{connection_id}.
 import { createRoute } from "@hono/zod-openapi";
-import type { BankReads } from "../bank-reads.ts";
-import { idPageBody, idPageRequest } from "../pagination.ts";
-import { connectionPathParams, noQuery, pageQuery } from "../params.ts";
-import { readRoute } from "../read-route.ts";
-import { conditionalReadHeaders, itemResponses, listResponses } from "../responses.ts";
-
-import { connectionListSchema, connectionSchema } from "../schemas.ts";
+import { readRoute } from "../middleware/read-route.ts";
+import { operationExamples } from "../shared/examples.ts";
+import { idPageBody, idPageRequest } from "../shared/pagination.ts";
+import { connectionPathParams, noQuery, pageQuery } from "../shared/params.ts";
+import { conditionalReadHeaders, itemResponses, listResponses } from "../shared/responses.ts";
+import { getConnectionExamples, listConnectionsExamples } from "./examples.ts";
+import type { ConnectionReads } from "./read.ts";
+import { connectionListSchema, connectionSchema } from "./schema.ts";
 
 const listRoute = createRoute({
   method: "get",
   path: "/connections",
   operationId: "listConnections",
+  [operationExamples]: listConnectionsExamples,
   tags: ["Connections"],
   summary: "List connections",
   description:
@@ -24,6 +26,7 @@ const getRoute = createRoute({
   method: "get",
   path: "/connections/{connection_id}",
   operationId: "getConnection",
+  [operationExamples]: getConnectionExamples,
   tags: ["Connections"],
   summary: "Get a connection",
   description:
@@ -32,8 +35,8 @@ const getRoute = createRoute({
   responses: itemResponses(connectionSchema, "The connection."),
 });
 
-/** The connections' reads, answered by the router and by the read lane (read-route.ts). */
-export function connectionReadRoutes(reads: BankReads) {
+/** The connections' reads, answered by the router and by the read lane (middleware/read-route.ts). */
+export function connectionReadRoutes(reads: ConnectionReads) {
   return [
     readRoute(listRoute, async ({ principal, query }) => {
       const page = await reads.listConnections(

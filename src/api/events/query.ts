@@ -4,10 +4,10 @@
 // carries the filters it was issued for, so the next page needs only `cursor`, and a cursor sent
 // with different filters is refused rather than answered with a page of another list.
 import { z } from "@hono/zod-openapi";
-import { type EventType, eventTypes } from "../../webhooks/events/types.ts";
-import { decodeCursor, encodeCursor, foreignCursor } from "../cursor.ts";
-import type { Page } from "../page.ts";
-import { defaultPageLimit, pageQuery } from "../params.ts";
+import { type EventType, eventTypes } from "../../db/schema.ts";
+import { decodeCursor, encodeCursor, foreignCursor } from "../shared/cursor.ts";
+import type { Page } from "../shared/page.ts";
+import { defaultPageLimit, pageQuery } from "../shared/params.ts";
 import type { EventFilter, EventPosition, StoredEvent } from "./read.ts";
 
 const typeMessage = `must be one or more of ${eventTypes.join(", ")}, separated by commas`;

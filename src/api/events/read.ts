@@ -9,9 +9,9 @@
 // created in the same millisecond.
 import { and, asc, desc, eq, gt, gte, inArray, lt, or, type SQL } from "drizzle-orm";
 import { ApiError } from "../../core/errors.ts";
+import type { EventType } from "../../db/schema.ts";
 import type { Db } from "../../db/store.ts";
-import type { EventType } from "../../webhooks/events/types.ts";
-import { type Page, toPage } from "../page.ts";
+import { type Page, toPage } from "../shared/page.ts";
 
 /** A place in the (created_at, id) order. */
 export interface EventPosition {

@@ -1,15 +1,17 @@
 // GET /v1/events, /v1/events/stream and /v1/events/{event_id}.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { ApiEnv } from "../middleware/auth.ts";
-import { noQuery } from "../params.ts";
-import { readRoute } from "../read-route.ts";
+import { readRoute } from "../middleware/read-route.ts";
+import { operationExamples } from "../shared/examples.ts";
+import { noQuery } from "../shared/params.ts";
 import {
   authErrorResponses,
   conditionalReadHeaders,
   invalidRequestResponse,
   itemResponses,
   listResponses,
-} from "../responses.ts";
+} from "../shared/responses.ts";
+import { getEventExamples, listEventsExamples, streamEventsExamples } from "./examples.ts";
 import {
   eventPathParams,
   eventStreamQuery,
@@ -19,13 +21,14 @@ import {
   resolveEventsQuery,
 } from "./query.ts";
 import type { EventReads, StoredEvent } from "./read.ts";
-import { eventListSchema, eventSchema } from "./schemas.ts";
+import { eventListSchema, eventSchema } from "./schema.ts";
 import { type EventStreams, parseLastEventId } from "./stream.ts";
 
 const listRoute = createRoute({
   method: "get",
   path: "/events",
   operationId: "listEvents",
+  [operationExamples]: listEventsExamples,
   tags: ["Events"],
   summary: "List events",
   description:
@@ -38,6 +41,7 @@ const streamRoute = createRoute({
   method: "get",
   path: "/events/stream",
   operationId: "streamEvents",
+  [operationExamples]: streamEventsExamples,
   tags: ["Events"],
   summary: "Stream new events (Server-Sent Events)",
   description:
@@ -76,6 +80,7 @@ const getRoute = createRoute({
   method: "get",
   path: "/events/{event_id}",
   operationId: "getEvent",
+  [operationExamples]: getEventExamples,
   tags: ["Events"],
   summary: "Get an event",
   description:

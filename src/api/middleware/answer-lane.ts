@@ -11,7 +11,6 @@ import type { RequestIds } from "../../http/request-id.ts";
 import type { KeyAuthenticator } from "../../keys/authenticate.ts";
 import type { Logger } from "../../log/log.ts";
 import type { Metrics } from "../../metrics/metrics.ts";
-import type { ReadLane } from "../read-lane.ts";
 import type { AnswerCache, CachedAnswer } from "./answer-store.ts";
 import { type ApiAccess, type CheckedAccess, checkApiAccess } from "./auth.ts";
 import { ifNoneMatchMatches } from "./etag.ts";
@@ -20,6 +19,7 @@ import {
   type RateLimitDecision,
   setRateLimitState,
 } from "./rate-limit.ts";
+import type { ReadLane } from "./read-lane.ts";
 
 /**
  * Undefined at once for a request the lane never serves (not a GET under /v1/); otherwise the

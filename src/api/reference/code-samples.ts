@@ -61,6 +61,12 @@ function streamSample(path: string): string {
   ].join("\n");
 }
 
+/** Whether the operation's 200 is a Server-Sent Events stream (its sample reads one). */
+function answersEventStream(operation: Json): boolean {
+  const ok = (operation.responses as Json | undefined)?.["200"] as Json | undefined;
+  return "text/event-stream" in ((ok?.content as Json | undefined) ?? {});
+}
+
 /** Adds `x-codeSamples` with a TypeScript sample to every operation of `document` (in place). */
 export function addCodeSamples(document: Json): void {
   const paths = (document.paths ?? {}) as Record<string, Record<string, Json>>;
@@ -70,10 +76,9 @@ export function addCodeSamples(document: Json): void {
         {
           lang: "typescript",
           label: "TypeScript",
-          source:
-            operation.operationId === "streamEvents"
-              ? streamSample(path)
-              : typescriptSample(path, operation),
+          source: answersEventStream(operation)
+            ? streamSample(path)
+            : typescriptSample(path, operation),
         },
       ];
     }

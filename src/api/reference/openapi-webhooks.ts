@@ -6,7 +6,7 @@
 // with a published example secret, so a reader can check a signature against it by hand.
 import { z } from "zod";
 import { deliveryHeaders, webhookUserAgent } from "../../webhooks/delivery/signing.ts";
-import { eventDataSchemas } from "../../webhooks/event-data.ts";
+import { eventDataSchemas } from "../../webhooks/events/data.ts";
 import {
   type EventType,
   eventCatalog,

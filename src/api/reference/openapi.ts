@@ -1,7 +1,7 @@
 // The OpenAPI 3.1 document of /v1, generated from the zod route definitions.
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { ApiEnv } from "../middleware/auth.ts";
-import { defaultPageLimit, maxPageLimit } from "../params.ts";
+import { defaultPageLimit, maxPageLimit } from "../shared/params.ts";
 import { defaultWindowDays, maxWindowDays } from "../transactions/date-window.ts";
 import { addCodeSamples } from "./code-samples.ts";
 import { addOperationExamples } from "./examples.ts";

@@ -5,7 +5,7 @@
 import { z } from "@hono/zod-openapi";
 import { dayMs } from "../../core/dates.ts";
 import { ApiError } from "../../core/errors.ts";
-import { decodeCursor, encodeCursor, foreignCursor } from "../cursor.ts";
+import { decodeCursor, encodeCursor, foreignCursor } from "../shared/cursor.ts";
 import type { ChangesFrom } from "./read.ts";
 
 const position = { s: z.number().int().min(0) };

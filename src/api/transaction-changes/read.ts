@@ -19,6 +19,7 @@
 // the snapshot began: every change before it is in the snapshot's rows, every later one follows.
 import { and, asc, eq, gt, isNull, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/store.ts";
+// The feed is read under its account: the account must be the key's (requireOwnAccount).
 import type { AccountReads } from "../accounts/read.ts";
 
 /** A place in the change feed: changes with a greater seq come next. */

@@ -1,12 +1,53 @@
-// Turns the validated query string of GET /v1/accounts/{account_id}/transactions into a
-// TransactionQuery, and a page into its next cursor. The cursor carries the resolved window and
-// include_pending, so the next page needs only `cursor`, and "today" moving past midnight between
-// two pages cannot change the window under the caller.
+// The query string GET /v1/accounts/{account_id}/transactions takes, its validated form turned
+// into a TransactionQuery, and a page into its next cursor. The cursor carries the resolved
+// window and include_pending, so the next page needs only `cursor`, and "today" moving past
+// midnight between two pages cannot change the window under the caller.
 import { z } from "@hono/zod-openapi";
-import { decodeCursor, encodeCursor, foreignCursor, invalidCursor } from "../cursor.ts";
-import { defaultPageLimit, type transactionsQuery } from "../params.ts";
+import { decodeCursor, encodeCursor, foreignCursor, invalidCursor } from "../shared/cursor.ts";
+import { cursorParam, defaultPageLimit, limitParam } from "../shared/params.ts";
 import { type DateWindow, maxWindowDays, resolveDateWindow, windowDays } from "./date-window.ts";
 import type { TransactionPage, TransactionQuery } from "./read.ts";
+
+/** What a flag parameter accepts: `true`/`1` and `false`/`0`, nothing else. */
+const flagValues = { true: true, false: false, "1": true, "0": false } as const;
+const flagMessage = "must be true, false, 1 or 0";
+
+/** An optional yes/no query parameter; documented as a boolean (sent as `true` or `false`). */
+function flagParam(name: string, description: string) {
+  return z
+    .enum(["true", "false", "1", "0"], { error: flagMessage })
+    .transform((value) => flagValues[value])
+    .optional()
+    .openapi({
+      param: { name, in: "query" },
+      type: "boolean",
+      description: `${description} Accepts \`true\`/\`false\` or \`1\`/\`0\`.`,
+    });
+}
+
+const dateMessage = "must be a calendar date as YYYY-MM-DD";
+function dateParam(name: string, description: string) {
+  return z.iso
+    .date({ error: dateMessage })
+    .optional()
+    .openapi({ param: { name, in: "query" }, description, example: "2026-01-15" });
+}
+
+export const transactionsQuery = z
+  .object({
+    from: dateParam(
+      "from",
+      "First booking date, inclusive (default: 89 days before `to`, so 90 days in all).",
+    ),
+    to: dateParam("to", "Last booking date, inclusive (default: today, UTC)."),
+    include_pending: flagParam(
+      "include_pending",
+      "Also return pending transactions (default false). A pending row that has since booked is never returned; its booked transaction is.",
+    ),
+    limit: limitParam,
+    cursor: cursorParam,
+  })
+  .strict();
 
 export type TransactionsQueryInput = z.infer<typeof transactionsQuery>;
 

@@ -7,6 +7,7 @@
 // request. One query per page; its extra row says whether another page follows.
 import { and, desc, eq, gte, isNull, lte, or, sql } from "drizzle-orm";
 import type { Db } from "../../db/store.ts";
+// A transaction is read under its account: the account must be the key's (requireOwnAccount).
 import type { AccountReads } from "../accounts/read.ts";
 import type { DateWindow } from "./date-window.ts";
 

@@ -1,18 +1,21 @@
 // GET /v1/accounts/{account_id}/transactions: a booking-date window, newest first, keyset pages.
 import { createRoute } from "@hono/zod-openapi";
 import type { Clock } from "../../core/clock.ts";
-import type { BankReads } from "../bank-reads.ts";
-import { accountPathParams, transactionsQuery } from "../params.ts";
-import { readRoute } from "../read-route.ts";
-import { conditionalReadHeaders, itemResponses } from "../responses.ts";
-import { transactionListSchema } from "../schemas.ts";
+import { readRoute } from "../middleware/read-route.ts";
+import { operationExamples } from "../shared/examples.ts";
+import { accountPathParams } from "../shared/params.ts";
+import { conditionalReadHeaders, itemResponses } from "../shared/responses.ts";
 import { defaultWindowDays, maxWindowDays } from "./date-window.ts";
-import { nextTransactionCursor, resolveTransactionQuery } from "./query.ts";
+import { listTransactionsExamples } from "./examples.ts";
+import { nextTransactionCursor, resolveTransactionQuery, transactionsQuery } from "./query.ts";
+import type { TransactionReads } from "./read.ts";
+import { transactionListSchema } from "./schema.ts";
 
 const listRoute = createRoute({
   method: "get",
   path: "/accounts/{account_id}/transactions",
   operationId: "listTransactions",
+  [operationExamples]: listTransactionsExamples,
   tags: ["Transactions"],
   summary: "List an account's transactions",
   description: `Transactions whose booking date lies in [from, to] (both inclusive; default the last ${defaultWindowDays} days; at most ${maxWindowDays} days), newest booking date first, then by id. Pages are keyset-based: rows that arrive while you page never shift or repeat the rows already served. The next page needs only \`cursor\` (it carries the window); if you pass \`from\`, \`to\` or \`include_pending\` with a cursor they must match it. De-duplicate on \`transaction_id\`. After an account.transactions.available event, read a small window overlapping your last read.`,
@@ -20,8 +23,8 @@ const listRoute = createRoute({
   responses: itemResponses(transactionListSchema, "A page of transactions."),
 });
 
-/** The list's read, answered by the router and by the read lane (read-route.ts). */
-export function transactionReadRoutes(reads: BankReads, clock: Clock) {
+/** The list's read, answered by the router and by the read lane (middleware/read-route.ts). */
+export function transactionReadRoutes(reads: TransactionReads, clock: Clock) {
   return [
     readRoute(listRoute, async ({ principal, param, query }) => {
       const accountId = param.account_id;

@@ -1,9 +1,10 @@
 // The provider catalog: one descriptor per bank provider, from which the rest derives: the
-// stored provider names (connections.provider), the registry the sync path pulls from
-// (registry.ts builds each pulled provider with its factory there), `svc providers`, the
-// portal's provider list and its connect page. Plain data, so the tables and the portal can
-// import it; the providers' code lives in their folders.
+// registry the sync path pulls from (registry.ts builds each pulled provider with its factory
+// there), `svc providers`, the portal's provider list and its connect page. The stored provider
+// names (db/schema/values.ts, below the features) are held to its keys by the compiler. Plain
+// data, so the portal can import it; the providers' code lives in their folders.
 import type { Config } from "../../config/config.ts";
+import { type ProviderName, providerNames } from "../../db/schema/values.ts";
 import { enableBankingBudget, type RequestBudget, simplefinBudget } from "./budget.ts";
 
 /** The settings a descriptor reads to say whether this instance can use the provider. */
@@ -62,14 +63,9 @@ export const providerCatalog = {
     configured: () => true,
     budget: simplefinBudget,
   },
-} as const satisfies Record<string, ProviderDescriptor>;
+} as const satisfies Record<ProviderName, ProviderDescriptor>;
 
-export type ProviderName = keyof typeof providerCatalog;
-/** Every provider, in the catalog's order: the values connections.provider stores. */
-export const providerNames = Object.keys(providerCatalog) as unknown as readonly [
-  ProviderName,
-  ...ProviderName[],
-];
+export { type ProviderName, providerNames };
 
 /** Providers the sync path pulls from (all but the pushed ones). */
 export type PulledProviderName = {

@@ -18,9 +18,6 @@ import {
   primaryKey,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
-// The stored event types and provider names are their catalogs'.
-import type { ProviderName } from "../../banking/providers/descriptors.ts";
-import type { EventType } from "../../webhooks/events/types.ts";
 import type {
   AccountStatus,
   AttemptOutcome,
@@ -28,6 +25,8 @@ import type {
   DeliveryKind,
   DeliveryStatus,
   EndpointStatus,
+  EventType,
+  ProviderName,
   RecoveryStatus,
   SubscriptionStatus,
   SyncOutcome,

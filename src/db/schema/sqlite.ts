@@ -15,9 +15,6 @@ import {
   text,
   uniqueIndex,
 } from "drizzle-orm/sqlite-core";
-// The stored event types and provider names are their catalogs'.
-import { providerNames } from "../../banking/providers/descriptors.ts";
-import { eventTypes } from "../../webhooks/events/types.ts";
 import {
   accountStatuses,
   attemptOutcomes,
@@ -25,6 +22,8 @@ import {
   deliveryKinds,
   deliveryStatuses,
   endpointStatuses,
+  eventTypes,
+  providerNames,
   recoveryStatuses,
   subscriptionStatuses,
   syncOutcomes,

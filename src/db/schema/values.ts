@@ -16,6 +16,18 @@ export const connectionStatuses = [
   "initiated",
 ] as const;
 export type ConnectionStatus = (typeof connectionStatuses)[number];
+/**
+ * The stored provider names. Each is described once in the provider catalog
+ * (banking/providers/descriptors.ts), whose keys the compiler holds to this list; the list lives
+ * here because the tables stand below the features that describe them.
+ */
+export const providerNames = ["sandbox", "import", "enable_banking", "simplefin"] as const;
+export type ProviderName = (typeof providerNames)[number];
+/** The providers that link a real bank (their catalog entries say `real: true`). */
+export const realBankProviderNames = [
+  "enable_banking",
+  "simplefin",
+] as const satisfies readonly ProviderName[];
 
 export const transactionStatuses = ["booked", "pending"] as const;
 export type TransactionStatus = (typeof transactionStatuses)[number];
@@ -25,6 +37,19 @@ export type SyncOutcome = (typeof syncOutcomes)[number];
 
 export const endpointStatuses = ["active", "paused", "disabled"] as const;
 export type EndpointStatus = (typeof endpointStatuses)[number];
+
+/**
+ * The stored event types (spec 6). Each is described once in the event catalog
+ * (webhooks/events/types.ts), whose keys the compiler holds to this list.
+ */
+export const eventTypes = [
+  "account.transactions.available",
+  "account.balance.updated",
+  "connection.status.changed",
+  "webhook.verify",
+  "webhook.test",
+] as const;
+export type EventType = (typeof eventTypes)[number];
 
 export const deliveryKinds = ["event", "test", "verify"] as const;
 export type DeliveryKind = (typeof deliveryKinds)[number];

@@ -8,7 +8,7 @@ import { completeLink, listBanks, removeConnection, startLink } from "../../bank
 import { providerCatalog, realProviderNames } from "../../banking/providers/descriptors.ts";
 import { renewSimplefin, startRenew } from "../../banking/renew.ts";
 import { readJson } from "../../http/validate.ts";
-import type { Services } from "../../server/services.ts";
+import type { PortalDeps } from "../deps.ts";
 import { linkCookie } from "../link-cookie.ts";
 import { ownAccountId } from "../owner.ts";
 
@@ -22,7 +22,7 @@ const enableBankingBody = z
 const simplefinBody = z.object({ setup_token: z.string().trim().min(1).max(4000) }).strict();
 const renewBody = z.object({ setup_token: z.string().trim().min(1).max(4000).optional() }).strict();
 
-export function bankLinkRoutes(services: Services): Hono {
+export function bankLinkRoutes(services: PortalDeps): Hono {
   const app = new Hono();
   const cookie = linkCookie(services.config.baseUrl);
 

@@ -7,7 +7,7 @@ import { simulateActivity, simulationKinds } from "../../banking/sandbox/simulat
 import { syncConnection } from "../../banking/sync.ts";
 import { connectionStatuses } from "../../db/schema.ts";
 import { readJson } from "../../http/validate.ts";
-import type { Services } from "../../server/services.ts";
+import type { PortalDeps } from "../deps.ts";
 import { ownAccountId } from "../owner.ts";
 
 const connectBody = z
@@ -23,7 +23,7 @@ const simulateBody = z
   .strict();
 
 /** The signed-in account's bank connections: connect the sandbox bank, list, "Sync now". */
-export function connectionRoutes(services: Services): Hono {
+export function connectionRoutes(services: PortalDeps): Hono {
   const { db } = services;
   const app = new Hono();
 

@@ -1,8 +1,8 @@
 import { Hono } from "hono";
 import { readQuery } from "../../http/validate.ts";
-import type { Services } from "../../server/services.ts";
 import { listDeliveryPage } from "../../webhooks/delivery-log/log.ts";
 import { getEndpoint } from "../../webhooks/endpoints/records.ts";
+import type { PortalDeps } from "../deps.ts";
 import { ownAccountId } from "../owner.ts";
 import { accountDeliveryLogQuery, deliveryFilterOf } from "./delivery-query.ts";
 
@@ -10,7 +10,7 @@ import { accountDeliveryLogQuery, deliveryFilterOf } from "./delivery-query.ts";
  * The account's delivery log across its endpoints, with the same filters, shape and
  * cursor as an endpoint's log; `endpoint` narrows it to one (another account's id is a 404).
  */
-export function deliveryRoutes(services: Services): Hono {
+export function deliveryRoutes(services: PortalDeps): Hono {
   const { db } = services;
   const app = new Hono();
   app.get("/", async (c) => {

@@ -1,7 +1,6 @@
 import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { readJson, readQuery } from "../../http/validate.ts";
-import type { Services } from "../../server/services.ts";
 import { withWebhookContext } from "../../webhooks/delivery/context.ts";
 import { testEndpoint } from "../../webhooks/delivery/test-send.ts";
 import {
@@ -34,6 +33,7 @@ import {
   removeEndpoint,
   resumeEndpoint,
 } from "../../webhooks/endpoints/state.ts";
+import type { PortalDeps } from "../deps.ts";
 import { ownAccountId } from "../owner.ts";
 import { deliveryFilterOf, deliveryLogQuery } from "./delivery-query.ts";
 
@@ -67,7 +67,7 @@ const statsQuery = z.object({ hours: z.coerce.number().int().min(1).max(168).opt
  * account, so another account's endpoint id answers 404. Rate-limit refusals (429) pass
  * through with their message and Retry-After.
  */
-export function endpointRoutes(services: Services): Hono {
+export function endpointRoutes(services: PortalDeps): Hono {
   const { db, clock } = services;
   const app = new Hono();
   const ref = (c: Context): EndpointRef => ({

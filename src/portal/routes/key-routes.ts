@@ -2,14 +2,14 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { readJson } from "../../http/validate.ts";
 import { createApiKey, listApiKeys, revokeApiKey } from "../../keys/api-keys.ts";
-import type { Services } from "../../server/services.ts";
+import type { PortalDeps } from "../deps.ts";
 import { ownAccountId } from "../owner.ts";
 
 // The name's own rules (length, control characters) are checked by createApiKey.
 const createBody = z.object({ name: z.string().max(1000).optional() }).strict();
 
 /** API keys of the signed-in account: create (full key in this answer only), list, revoke. */
-export function keyRoutes(services: Services): Hono {
+export function keyRoutes(services: PortalDeps): Hono {
   const { db, clock } = services;
   const app = new Hono();
 

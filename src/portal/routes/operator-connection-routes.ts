@@ -10,11 +10,11 @@ import {
   requireAnyConnection,
 } from "../../banking/operator-connections.ts";
 import { readQuery } from "../../http/validate.ts";
-import type { Services } from "../../server/services.ts";
+import type { PortalDeps } from "../deps.ts";
 
 const listQuery = z.object({ account: z.uuid("must be a service account id") });
 
-export function operatorConnectionRoutes(services: Services): Hono {
+export function operatorConnectionRoutes(services: PortalDeps): Hono {
   const app = new Hono();
 
   app.get("/", async (c) => {

@@ -8,7 +8,7 @@ import {
 } from "../../accounts/service-accounts.ts";
 import { readJson, readQuery } from "../../http/validate.ts";
 import { listMail } from "../../mail/outbox.ts";
-import type { Services } from "../../server/services.ts";
+import type { PortalDeps } from "../deps.ts";
 import { createImportRoutes } from "./import-routes.ts";
 import { operatorConnectionRoutes } from "./operator-connection-routes.ts";
 
@@ -31,7 +31,7 @@ const createAccountBody = z
   .strict();
 
 /** Operator pages: every account's metadata (never a secret) and the instance settings. */
-export function operatorRoutes(services: Services): Hono {
+export function operatorRoutes(services: PortalDeps): Hono {
   const { db, clock, config } = services;
   const app = new Hono();
 

@@ -5,8 +5,8 @@ import { accessFactsOf, describeApiAccess } from "../../accounts/entitlement.ts"
 import { getServiceAccount } from "../../accounts/service-accounts.ts";
 import { listOwnConnections } from "../../banking/account-connections.ts";
 import { listApiKeys } from "../../keys/api-keys.ts";
-import type { Services } from "../../server/services.ts";
 import { listEndpoints } from "../../webhooks/endpoints/records.ts";
+import type { PortalDeps } from "../deps.ts";
 import { ownAccountId } from "../owner.ts";
 
 /**
@@ -15,7 +15,7 @@ import { ownAccountId } from "../owner.ts";
  * set-up has got (keys, endpoints, connections), what needs the owner now (`attention`, also at
  * `/overview/attention` for the banner every page shows) and where to pay (`billing`).
  */
-export function overviewRoutes(services: Services): Hono {
+export function overviewRoutes(services: PortalDeps): Hono {
   const { db, clock, config } = services;
   const app = new Hono();
   app.get("/attention", async (c) => c.json(await accountAttention(db, clock, ownAccountId(c))));

@@ -14,8 +14,8 @@ import { dismissQuickStart, quickStartShown } from "../../accounts/users.ts";
 import { createClientAddressResolver } from "../../http/client-address.ts";
 import type { SessionCookie } from "../../http/cookies.ts";
 import { readJson } from "../../http/validate.ts";
-import type { Services } from "../../server/services.ts";
 import { requireSession } from "../auth.ts";
+import type { PortalDeps } from "../deps.ts";
 
 const signInBody = z.object({
   email: z.string().max(254),
@@ -35,7 +35,7 @@ const passwordBody = z.object({
 export const oneTimeSignInGraceMs = 30 * 60_000;
 
 /** Sign-in, sign-out, who am I, and the password change (also for one-time passwords). */
-export function sessionRoutes(services: Services, cookie: SessionCookie): Hono {
+export function sessionRoutes(services: PortalDeps, cookie: SessionCookie): Hono {
   const { db, clock } = services;
   const app = new Hono();
   const anySession = requireSession(db, clock, cookie, { allowOneTimePassword: true });

@@ -10,10 +10,10 @@
 import { and, asc, eq, lte, notInArray } from "drizzle-orm";
 import { newId } from "../../core/ids.ts";
 import type { Db } from "../../db/store.ts";
-import { sqliteCandidates, sqliteLeasedCounts, sqliteTake } from "../delivery-claims-sqlite.ts";
 import { cancelPendingDeliveries } from "../endpoints/state.ts";
 import type { ClaimedDelivery, ClaimedRow } from "./claimed-delivery.ts";
 import { claimOnPostgres } from "./claims-postgres.ts";
+import { sqliteCandidates, sqliteLeasedCounts, sqliteTake } from "./claims-sqlite.ts";
 
 export interface ClaimRequest {
   now: Date;

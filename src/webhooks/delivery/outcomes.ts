@@ -7,17 +7,17 @@
 import { eq } from "drizzle-orm";
 import type { Clock } from "../../core/clock.ts";
 import type { Db } from "../../db/store.ts";
+import { cancelPendingDeliveries } from "../endpoints/state.ts";
+import type { AttemptOutcome, EndpointState } from "./attempt-outcome.ts";
+import { queueDisabledNotice } from "./disable-notice.ts";
+import { recordOnPostgres, rescheduleOnPostgres } from "./outcomes-postgres.ts";
 import {
   recordOnSqlite,
   rescheduleOnSqlite,
   type SqliteBatch,
   setFailureCountOnSqlite,
   sqliteBatch,
-} from "../delivery-outcomes-sqlite.ts";
-import { cancelPendingDeliveries } from "../endpoints/state.ts";
-import type { AttemptOutcome, EndpointState } from "./attempt-outcome.ts";
-import { queueDisabledNotice } from "./disable-notice.ts";
-import { recordOnPostgres, rescheduleOnPostgres } from "./outcomes-postgres.ts";
+} from "./outcomes-sqlite.ts";
 import { failuresBeforeDisabling, nextRetryAt } from "./retry-schedule.ts";
 import type { SendResult } from "./sender.ts";
 

@@ -16,13 +16,13 @@ import {
   endpointView,
   findEndpoint,
 } from "../endpoints/records.ts";
+import { canonicalJson } from "../events/canonical-json.ts";
 import {
   normaliseVerificationCode,
   verificationCodeAlphabet,
   verificationCodeLength,
   verificationCodeProblem,
-} from "../endpoints/verification-code.ts";
-import { canonicalJson } from "../events/canonical-json.ts";
+} from "../events/verification-code.ts";
 import { buildEvent } from "../events/write.ts";
 import type { WebhookContext } from "./context.ts";
 import { type OneOffSendView, sendOnce } from "./one-off-send.ts";

@@ -1,13 +1,13 @@
 // The event catalog: every event type (spec 6) once, with exactly the `data` fields it carries,
 // whether it is an account event, what the reference and the portal say about it and the
-// example the reference shows. Everything else derives from it: the stored values (the events
-// table's `type`), the OpenAPI `webhooks` section, the event-type filters and the portal's
-// filter. The data schemas are strict, so a field that is not in the spec's table (an amount,
-// a name, a balance) cannot reach an event body. Imports nothing of the project but value sets,
-// so the tables and the portal can import it.
+// example the reference shows. The OpenAPI `webhooks` section, the event-type filters and the
+// portal's filter derive from it; the stored values (db/schema/values.ts, below the features)
+// are held to its keys by the compiler. The data schemas are strict, so a field that is not in
+// the spec's table (an amount, a name, a balance) cannot reach an event body. Imports nothing of
+// the project but value sets, so the portal can import it.
 import type { z } from "zod";
-import { connectionStatuses } from "../../db/schema/values.ts";
-import { verificationCodeLength } from "../endpoints/verification-code.ts";
+import { connectionStatuses, type EventType, eventTypes } from "../../db/schema/values.ts";
+import { verificationCodeLength } from "./verification-code.ts";
 
 /** The example events' ids and creation time (the reference's webhook examples). */
 export const exampleEventIds = {
@@ -17,7 +17,7 @@ export const exampleEventIds = {
 } as const;
 export const exampleEventCreatedAt = new Date("2026-01-15T09:00:00.000Z");
 
-/** zod, handed to each entry's `data` by event-data.ts: the catalog itself imports only its
+/** zod, handed to each entry's `data` by events/data.ts: the catalog itself imports only its
  * types, so the portal, which imports the catalog, bundles no zod. */
 type Zod = typeof z;
 
@@ -139,17 +139,13 @@ export const eventCatalog = {
       data: { endpoint_id: exampleEventIds.endpoint },
     },
   }),
-};
+} satisfies Record<EventType, unknown>;
 
 type Catalog = typeof eventCatalog;
-export type EventType = keyof Catalog;
-/** Every event type, in the catalog's order: the values the events table stores. */
-export const eventTypes = Object.keys(eventCatalog) as unknown as readonly [
-  EventType,
-  ...EventType[],
-];
 
-/** The data schema of each type (built by event-data.ts). */
+export { type EventType, eventTypes };
+
+/** The data schema of each type (built by events/data.ts). */
 export type EventDataSchema<T extends EventType> = ReturnType<Catalog[T]["data"]>;
 export type EventData<T extends EventType> = z.infer<EventDataSchema<T>>;
 

@@ -7,8 +7,8 @@ import { newId } from "../../core/ids.ts";
 import { chunks } from "../../db/chunks.ts";
 import type { NewRow } from "../../db/schema.ts";
 import type { Db } from "../../db/store.ts";
-import { eventDataSchemas } from "../event-data.ts";
 import { canonicalJson } from "./canonical-json.ts";
+import { eventDataSchemas } from "./data.ts";
 import { endpointWants } from "./event-filter.ts";
 import type { AccountEventType, EventData, EventEnvelope, EventType } from "./types.ts";
 

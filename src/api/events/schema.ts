@@ -1,8 +1,8 @@
 // The event envelope as /v1/events serves it: exactly the body that is signed and
 // sent (spec 2 "Event envelope"), a webhook.verify code masked as stored.
 import { z } from "@hono/zod-openapi";
-import { eventTypes } from "../../webhooks/events/types.ts";
-import { idSchema, nextCursorSchema, timestampSchema } from "../schemas.ts";
+import { eventTypes } from "../../db/schema.ts";
+import { idSchema, nextCursorSchema, timestampSchema } from "../shared/schema.ts";
 
 export const eventSchema = z
   .object({

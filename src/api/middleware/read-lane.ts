@@ -11,20 +11,16 @@
 // request counts once).
 import { z } from "@hono/zod-openapi";
 import { getQueryParams } from "hono/utils/url";
-import { requestIdHeader } from "../core/errors.ts";
-import { createRequestRecorders } from "../http/access-log.ts";
-import type { RequestIds } from "../http/request-id.ts";
-import type { Logger } from "../log/log.ts";
-import type { Metrics } from "../metrics/metrics.ts";
-import { type AnswerCache, cachedAnswerOf } from "./middleware/answer-store.ts";
-import { apiCacheControl, type DecidedLimits, type Principal } from "./middleware/auth.ts";
-import { etagHeader, ifNoneMatchMatches, notModifiedResponse } from "./middleware/etag.ts";
-import {
-  type AccountRateLimiter,
-  type RateLimitDecision,
-  rateLimitHeaders,
-} from "./middleware/rate-limit.ts";
-import { hasNamelessQueryParameter } from "./params.ts";
+import { requestIdHeader } from "../../core/errors.ts";
+import { createRequestRecorders } from "../../http/access-log.ts";
+import type { RequestIds } from "../../http/request-id.ts";
+import type { Logger } from "../../log/log.ts";
+import type { Metrics } from "../../metrics/metrics.ts";
+import { hasNamelessQueryParameter } from "../shared/params.ts";
+import { type AnswerCache, cachedAnswerOf } from "./answer-store.ts";
+import { apiCacheControl, type DecidedLimits, type Principal } from "./auth.ts";
+import { etagHeader, ifNoneMatchMatches, notModifiedResponse } from "./etag.ts";
+import { type AccountRateLimiter, type RateLimitDecision, rateLimitHeaders } from "./rate-limit.ts";
 import { type ReadRoute, readAnswerHeaders } from "./read-route.ts";
 
 /**

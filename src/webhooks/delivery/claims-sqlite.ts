@@ -4,8 +4,8 @@
 // their event's body, and the endpoints' state. The same rules as PostgreSQL's statement
 // (webhooks/delivery/claims-postgres.ts); id lists go as one JSON parameter read by json_each.
 import type { Statement } from "bun:sqlite";
-import type { Db } from "../db/store.ts";
-import type { ClaimedRow } from "./delivery/claimed-delivery.ts";
+import type { Db } from "../../db/store.ts";
+import type { ClaimedRow } from "./claimed-delivery.ts";
 
 const candidatesSql = `SELECT id, endpoint_id AS endpointId FROM deliveries
   WHERE status = 'pending' AND next_attempt_at <= ?

@@ -4,7 +4,7 @@
 import { z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import type { ZodError } from "zod";
-import { ApiError } from "../core/errors.ts";
+import { ApiError } from "../../core/errors.ts";
 
 export const defaultPageLimit = 100;
 export const maxPageLimit = 500;
@@ -23,7 +23,7 @@ export const connectionPathParams = z.object({
 });
 
 const limitMessage = `must be a whole number from 1 to ${maxPageLimit}`;
-const limitParam = z
+export const limitParam = z
   .string({ error: limitMessage })
   .regex(/^[0-9]{1,6}$/, limitMessage)
   .transform(Number)
@@ -38,7 +38,7 @@ const limitParam = z
     description: `Rows per page, 1 to ${maxPageLimit} (default ${defaultPageLimit}).`,
   });
 
-const cursorParam = z
+export const cursorParam = z
   .string({ error: "must be given once" })
   .min(1, "must not be empty: pass next_cursor unchanged, or leave cursor out for the first page")
   .optional()
@@ -54,47 +54,6 @@ const cursorParam = z
 export const noQuery = z.object({}).strict();
 
 export const pageQuery = z.object({ limit: limitParam, cursor: cursorParam }).strict();
-
-/** What a flag parameter accepts: `true`/`1` and `false`/`0`, nothing else. */
-const flagValues = { true: true, false: false, "1": true, "0": false } as const;
-const flagMessage = "must be true, false, 1 or 0";
-
-/** An optional yes/no query parameter; documented as a boolean (sent as `true` or `false`). */
-function flagParam(name: string, description: string) {
-  return z
-    .enum(["true", "false", "1", "0"], { error: flagMessage })
-    .transform((value) => flagValues[value])
-    .optional()
-    .openapi({
-      param: { name, in: "query" },
-      type: "boolean",
-      description: `${description} Accepts \`true\`/\`false\` or \`1\`/\`0\`.`,
-    });
-}
-
-const dateMessage = "must be a calendar date as YYYY-MM-DD";
-function dateParam(name: string, description: string) {
-  return z.iso
-    .date({ error: dateMessage })
-    .optional()
-    .openapi({ param: { name, in: "query" }, description, example: "2026-01-15" });
-}
-
-export const transactionsQuery = z
-  .object({
-    from: dateParam(
-      "from",
-      "First booking date, inclusive (default: 89 days before `to`, so 90 days in all).",
-    ),
-    to: dateParam("to", "Last booking date, inclusive (default: today, UTC)."),
-    include_pending: flagParam(
-      "include_pending",
-      "Also return pending transactions (default false). A pending row that has since booked is never returned; its booked transaction is.",
-    ),
-    limit: limitParam,
-    cursor: cursorParam,
-  })
-  .strict();
 
 function describeFailure(target: string, error: ZodError): string {
   const where = target === "param" ? "path parameter" : `${target} parameter`;

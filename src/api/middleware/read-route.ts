@@ -4,8 +4,8 @@
 // whichever path gives it.
 import type { OpenAPIHono, RouteConfig } from "@hono/zod-openapi";
 import type { z } from "zod";
-import type { ApiEnv, Principal } from "./middleware/auth.ts";
-import { entityTagOf, etagHeader } from "./middleware/etag.ts";
+import type { ApiEnv, Principal } from "./auth.ts";
+import { entityTagOf, etagHeader } from "./etag.ts";
 
 type Output<T> = T extends z.ZodType ? z.output<T> : Record<string, never>;
 type RequestPart<R extends RouteConfig, Part extends string> =

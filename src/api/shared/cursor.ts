@@ -2,7 +2,7 @@
 // pagination), plus what the cursor is bound to. Every decoded field is validated, so a damaged or
 // hand-edited cursor is a clear 400, never a wrong page or a 500.
 import type { ZodType } from "zod";
-import { ApiError } from "../core/errors.ts";
+import { ApiError } from "../../core/errors.ts";
 
 export function encodeCursor(position: object): string {
   return Buffer.from(JSON.stringify(position)).toString("base64url");

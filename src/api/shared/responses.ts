@@ -2,8 +2,8 @@
 // codes it can carry (spec 7), and the headers that come with them.
 import { z } from "@hono/zod-openapi";
 import type { ZodType } from "zod";
-import type { ErrorCode } from "../core/errors.ts";
-import { requestIdHeader } from "../core/errors.ts";
+import type { ErrorCode } from "../../core/errors.ts";
+import { requestIdHeader } from "../../core/errors.ts";
 
 const requestIdDoc = {
   [requestIdHeader]: {

@@ -6,9 +6,9 @@
 // attempts and of the id lists) is built before the write lock is taken. The rules are
 // webhooks/delivery/outcomes.ts's; PostgreSQL's statements are webhooks/delivery/outcomes-postgres.ts.
 import type { Statement } from "bun:sqlite";
-import { newId } from "../core/ids.ts";
-import type { Db } from "../db/store.ts";
-import type { AttemptOutcome, EndpointState } from "./delivery/attempt-outcome.ts";
+import { newId } from "../../core/ids.ts";
+import type { Db } from "../../db/store.ts";
+import type { AttemptOutcome, EndpointState } from "./attempt-outcome.ts";
 
 /**
  * attempt_count moves by one, as the claim left it (the claim token guarantees no other attempt
