@@ -42,7 +42,7 @@ export interface HttpApp {
   app: Hono;
   /**
    * What the listener calls: remembered /v1 answers first (api/middleware/answer-lane.ts), then /v1 reads
-   * (api/read-lane.ts), then the app.
+   * (api/middleware/read-lane.ts), then the app.
    */
   /** `server` is Bun's, passed on to Hono (getConnInfo reads the peer address from it). */
   fetch(request: Request, server?: unknown): Response | Promise<Response>;

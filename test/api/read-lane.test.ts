@@ -1,4 +1,4 @@
-// The read lane (src/api/read-lane.ts): a /v1 read no remembered answer serves is answered
+// The read lane (src/api/middleware/read-lane.ts): a /v1 read no remembered answer serves is answered
 // before the router, with exactly what the router alone answers (status, body, headers, access
 // log line); everything the lane leaves (a refused parameter, a failed read, a refusal) is the
 // router's answer, counted once against the rate limit.

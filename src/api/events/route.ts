@@ -96,7 +96,7 @@ const getRoute = createRoute({
 const joinedBodies = (events: readonly StoredEvent[]) =>
   events.map((event) => event.body).join(",");
 
-/** The events' reads (not the stream), answered by the router and by the read lane (read-route.ts). */
+/** The events' reads (not the stream), answered by the router and by the read lane (middleware/read-route.ts). */
 export function eventReadRoutes(reads: EventReads) {
   return {
     list: readRoute(listRoute, async ({ principal, query }) => {

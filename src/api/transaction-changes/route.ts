@@ -36,7 +36,7 @@ function changesRoute(retentionDays: number) {
   });
 }
 
-/** The change feed's read, answered by the router and by the read lane (read-route.ts). */
+/** The change feed's read, answered by the router and by the read lane (middleware/read-route.ts). */
 export function transactionChangeReadRoutes(
   reads: TransactionChangeReads,
   deps: { clock: Clock; retentionDays: number },
