@@ -1,6 +1,6 @@
 // What the portal's routes need: the features they call take their own narrow dependencies
 // from it (sync, links, endpoints, keys, deliveries), so it holds what those need together.
-// The composition root passes its services, which have this shape.
+// The composition root's services have exactly this shape (server/services.ts).
 import type { ProviderRegistry } from "../banking/provider.ts";
 import type { Config } from "../config/config.ts";
 import type { Clock } from "../core/clock.ts";
@@ -17,7 +17,13 @@ export interface PortalDeps {
   clock: Clock;
   log: Logger;
   masterKey: MasterKey;
+  /** Notified after deliveries are committed, so the dispatcher sends at once. */
   outbox: OutboxSignal;
+  /** This process's Prometheus registry and instruments (served at /metrics by `svc serve`). */
   metrics: Metrics;
+  /**
+   * The bank providers syncs pull from, built once from the provider catalog on first use (so a
+   * command that syncs nothing never reads the providers' CA file).
+   */
   readonly providers: ProviderRegistry;
 }

@@ -5,36 +5,25 @@ import { createProviders } from "../banking/providers/registry.ts";
 import type { Config } from "../config/config.ts";
 import type { Clock } from "../core/clock.ts";
 import { systemClock } from "../core/clock.ts";
-import { loadMasterKey, type MasterKey } from "../crypto/master-key.ts";
+import { loadMasterKey } from "../crypto/master-key.ts";
 import { verifyMasterKey } from "../crypto/master-key-check.ts";
 import { migrateDatabase } from "../db/migrate.ts";
-import { type AnyDatabase, type Db, openDatabase } from "../db/open.ts";
+import { type Db, openDatabase } from "../db/open.ts";
 import type { PostgresOptions } from "../db/postgres-store.ts";
 import { createLogger, type Logger } from "../log/log.ts";
-import { createMetrics, type Metrics } from "../metrics/metrics.ts";
+import { createMetrics } from "../metrics/metrics.ts";
+import type { PortalDeps } from "../portal/deps.ts";
 import {
   createPostgresOutboxRelay,
   createSqliteOutboxRelay,
 } from "../webhooks/events/outbox-relay.ts";
-import { createOutboxSignal, type OutboxSignal } from "../webhooks/events/outbox-signal.ts";
+import { createOutboxSignal } from "../webhooks/events/outbox-signal.ts";
 
-export interface Services {
-  config: Config;
-  database: AnyDatabase;
-  db: Db;
-  clock: Clock;
-  log: Logger;
-  masterKey: MasterKey;
-  /** Notified after deliveries are committed, so the dispatcher sends at once. */
-  outbox: OutboxSignal;
-  /** This process's Prometheus registry and instruments (served at /metrics by `svc serve`). */
-  metrics: Metrics;
-  /**
-   * The bank providers syncs pull from, built once from the provider catalog on first use (so a
-   * command that syncs nothing never reads the providers' CA file).
-   */
-  readonly providers: ProviderRegistry;
-}
+/**
+ * Everything built once and shared by the server and the CLI. The portal calls most features,
+ * so its dependencies (portal/deps.ts) are the whole set: the bag has the portal's shape.
+ */
+export type Services = PortalDeps;
 
 export interface OpenServicesOptions {
   clock?: Clock;
