@@ -21,7 +21,7 @@ import { type AnswerCache, cachedAnswerOf } from "./answer-store.ts";
 import { apiCacheControl, type DecidedLimits, type Principal } from "./auth.ts";
 import { etagHeader, ifNoneMatchMatches, notModifiedResponse } from "./etag.ts";
 import { type AccountRateLimiter, type RateLimitDecision, rateLimitHeaders } from "./rate-limit.ts";
-import { type ReadRoute, readAnswerHeaders } from "./read-route.ts";
+import { type LaneQueryCheck, type ReadRoute, readAnswerHeaders } from "./read-route.ts";
 
 /**
  * Answers a GET under /v1/ whose key check passed, or returns undefined for the router.
@@ -42,7 +42,7 @@ interface LaneRoute {
   /** The route pattern the access log and metrics name (as the router's matchedRoutes gives it). */
   pattern: string;
   params: Parse | undefined;
-  query: Parse | undefined;
+  query: LaneQueryCheck | undefined;
   /** The header schema's field names, when the route has one (a plain object schema). */
   headers: { parse: Parse; names: readonly string[] } | undefined;
   /** Whether its answers may be remembered at all (v1.ts: bank data only). */
@@ -62,7 +62,7 @@ const parserOf =
 function laneRoute(
   prefix: string,
   rememberedPrefixes: readonly string[],
-  { route, read }: ReadRoute,
+  { route, read, laneQuery }: ReadRoute,
 ): LaneRoute | undefined {
   if (route.method !== "get") return undefined;
   const request = route.request ?? {};
@@ -81,7 +81,7 @@ function laneRoute(
       .map((part) => (part.startsWith("{") ? { param: part.slice(1, -1) } : { literal: part })),
     pattern: path.replaceAll(/\/{(.+?)}/g, "/:$1"),
     params: request.params ? parserOf(request.params) : undefined,
-    query: request.query ? parserOf(request.query) : undefined,
+    query: request.query ? (laneQuery ?? parserOf(request.query)) : undefined,
     headers,
     rememberable: rememberedPrefixes.some(
       (remembered) => route.path === remembered || route.path.startsWith(`${remembered}/`),

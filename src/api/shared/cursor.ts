@@ -1,8 +1,15 @@
 // Opaque pagination cursors: base64url JSON of the position of the last row served (keyset
 // pagination), plus what the cursor is bound to. Every decoded field is validated, so a damaged or
 // hand-edited cursor is a clear 400, never a wrong page or a 500.
-import type { ZodType } from "zod";
 import { ApiError } from "../../core/errors.ts";
+
+/**
+ * What checks a decoded cursor's JSON: a zod schema, or a check by hand with the same verdicts
+ * (transactions/query-check.ts).
+ */
+export interface CursorSchema<T> {
+  safeParse(value: unknown): { success: true; data: T } | { success: false };
+}
 
 export function encodeCursor(position: object): string {
   return Buffer.from(JSON.stringify(position)).toString("base64url");
@@ -15,7 +22,7 @@ export function invalidCursor(reason: string): ApiError {
   );
 }
 
-export function decodeCursor<T>(cursor: string, schema: ZodType<T>): T {
+export function decodeCursor<T>(cursor: string, schema: CursorSchema<T>): T {
   if (!/^[A-Za-z0-9_-]{1,1024}$/.test(cursor)) throw invalidCursor("not a cursor of this API");
   let value: unknown;
   try {

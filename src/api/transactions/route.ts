@@ -8,6 +8,7 @@ import { conditionalReadHeaders, itemResponses } from "../shared/responses.ts";
 import { defaultWindowDays, maxWindowDays } from "./date-window.ts";
 import { listTransactionsExamples } from "./examples.ts";
 import { nextTransactionCursor, resolveTransactionQuery, transactionsQuery } from "./query.ts";
+import { checkTransactionsQuery } from "./query-check.ts";
 import type { TransactionReads } from "./read.ts";
 import { transactionListSchema } from "./schema.ts";
 
@@ -26,15 +27,19 @@ const listRoute = createRoute({
 /** The list's read, answered by the router and by the read lane (middleware/read-route.ts). */
 export function transactionReadRoutes(reads: TransactionReads, clock: Clock) {
   return [
-    readRoute(listRoute, async ({ principal, param, query }) => {
-      const accountId = param.account_id;
-      const resolved = resolveTransactionQuery(query, accountId, clock.now());
-      const page = await reads.listTransactions(principal.serviceAccountId, accountId, resolved);
-      // The rows' stored JSON, written as they are (the shape of transactionListSchema).
-      const cursor = nextTransactionCursor(accountId, resolved, page);
-      return {
-        body: `{"data":[${page.json}],"next_cursor":${cursor === null ? "null" : JSON.stringify(cursor)}}`,
-      };
-    }),
+    readRoute(
+      listRoute,
+      async ({ principal, param, query }) => {
+        const accountId = param.account_id;
+        const resolved = resolveTransactionQuery(query, accountId, clock.now());
+        const page = await reads.listTransactions(principal.serviceAccountId, accountId, resolved);
+        // The rows' stored JSON, written as they are (the shape of transactionListSchema).
+        const cursor = nextTransactionCursor(accountId, resolved, page);
+        return {
+          body: `{"data":[${page.json}],"next_cursor":${cursor === null ? "null" : JSON.stringify(cursor)}}`,
+        };
+      },
+      checkTransactionsQuery,
+    ),
   ];
 }
