@@ -3,26 +3,17 @@
 // query's value is built as the lane builds it (Hono's query reader, one value or the list).
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { getQueryParams } from "hono/utils/url";
+import { honoQueryValue } from "../../src/api/middleware/query-value.ts";
 import { transactionCursorSchema, transactionsQuery } from "../../src/api/transactions/query.ts";
 import {
   checkTransactionCursor,
   checkTransactionsQuery,
 } from "../../src/api/transactions/query-check.ts";
 
-function queryValueOf(query: string): Record<string, string | string[]> {
-  const value: Record<string, string | string[]> = {};
-  const params = getQueryParams(`http://svc.test/v1/x?${query}`) as Record<string, string[]>;
-  for (const [name, values] of Object.entries(params)) {
-    value[name] = values.length === 1 ? (values[0] as string) : values;
-  }
-  return value;
-}
-
 function expectSameQueryVerdict(query: string): void {
-  const value = queryValueOf(query);
+  const value = honoQueryValue(`http://svc.test/v1/x?${query}`);
   const byZod = transactionsQuery.safeParse(value);
-  const byHand = checkTransactionsQuery(queryValueOf(query));
+  const byHand = checkTransactionsQuery(honoQueryValue(`http://svc.test/v1/x?${query}`));
   expect({ query, success: byHand.success }).toEqual({ query, success: byZod.success });
   if (byHand.success && byZod.success) expect(byHand.data).toStrictEqual(byZod.data);
 }

@@ -10,7 +10,6 @@
 // read that failed (the router reads again; the limit it already counted is handed over, so the
 // request counts once).
 import { z } from "@hono/zod-openapi";
-import { getQueryParams } from "hono/utils/url";
 import { requestIdHeader } from "../../core/errors.ts";
 import { createRequestRecorders } from "../../http/access-log.ts";
 import type { RequestIds } from "../../http/request-id.ts";
@@ -20,6 +19,8 @@ import { hasNamelessQueryParameter } from "../shared/params.ts";
 import { type AnswerCache, cachedAnswerOf } from "./answer-store.ts";
 import { apiCacheControl, type DecidedLimits, type Principal } from "./auth.ts";
 import { etagHeader, ifNoneMatchMatches, notModifiedResponse } from "./etag.ts";
+import { guidParamsCheck, takesAnyHeaderValues } from "./lane-checks.ts";
+import { queryValueOf } from "./query-value.ts";
 import { type AccountRateLimiter, type RateLimitDecision, rateLimitHeaders } from "./rate-limit.ts";
 import { type LaneQueryCheck, type ReadRoute, readAnswerHeaders } from "./read-route.ts";
 
@@ -67,7 +68,7 @@ function laneRoute(
   if (route.method !== "get") return undefined;
   const request = route.request ?? {};
   let headers: LaneRoute["headers"];
-  if (request.headers !== undefined) {
+  if (request.headers !== undefined && !takesAnyHeaderValues(request.headers as z.ZodType)) {
     const schema = request.headers;
     if (!(schema instanceof z.ZodObject) || schema._zod.def.catchall !== undefined)
       return undefined;
@@ -80,7 +81,9 @@ function laneRoute(
       .split("/")
       .map((part) => (part.startsWith("{") ? { param: part.slice(1, -1) } : { literal: part })),
     pattern: path.replaceAll(/\/{(.+?)}/g, "/:$1"),
-    params: request.params ? parserOf(request.params) : undefined,
+    params: request.params
+      ? (guidParamsCheck(request.params) ?? parserOf(request.params))
+      : undefined,
     query: request.query ? (laneQuery ?? parserOf(request.query)) : undefined,
     headers,
     rememberable: rememberedPrefixes.some(
@@ -139,15 +142,6 @@ export function createReadLane(deps: {
       if (matched) return { route, params };
     }
     return undefined;
-  };
-
-  /** Hono's value for the query validator: each name's value, or its values when repeated. */
-  const queryValue = (url: string) => {
-    const value: Record<string, string | string[]> = {};
-    for (const [name, values] of Object.entries(getQueryParams(url) as Record<string, string[]>)) {
-      value[name] = values.length === 1 ? (values[0] as string) : values;
-    }
-    return value;
   };
 
   const answer = async (
@@ -214,7 +208,9 @@ export function createReadLane(deps: {
     if (queryStart >= 0 && hasNamelessQueryParameter(url.slice(queryStart + 1))) return undefined;
     const param = route.params ? route.params(found.params) : { success: true as const, data: {} };
     if (!param.success) return undefined;
-    const query = route.query ? route.query(queryValue(url)) : { success: true as const, data: {} };
+    const query = route.query
+      ? route.query(queryValueOf(url, queryStart))
+      : { success: true as const, data: {} };
     if (!query.success) return undefined;
     if (route.headers) {
       const value: Record<string, string> = {};

@@ -6,6 +6,7 @@ import type { OpenAPIHono, RouteConfig } from "@hono/zod-openapi";
 import type { z } from "zod";
 import type { ApiEnv, Principal } from "./auth.ts";
 import { entityTagOf, etagHeader } from "./etag.ts";
+import type { QueryValue } from "./query-value.ts";
 
 type Output<T> = T extends z.ZodType ? z.output<T> : Record<string, never>;
 type RequestPart<R extends RouteConfig, Part extends string> =
@@ -31,7 +32,7 @@ export interface ReadAnswer {
  * way to the same answer. A refusal goes on to the router, whose schema words the 400.
  */
 export type LaneQueryCheck = (
-  value: Record<string, string | string[]>,
+  value: QueryValue,
 ) => { success: true; data: unknown } | { success: false };
 
 /** A read with its types erased, as the router and the lane hold it (built by readRoute). */

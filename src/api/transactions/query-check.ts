@@ -5,10 +5,8 @@
 // one message. test/api/transactions-query-check.test.ts holds the two to each other on a table
 // of cases and on random and hostile inputs. The OpenAPI document is still generated from zod.
 import { z } from "@hono/zod-openapi";
+import type { QueryValue } from "../middleware/query-value.ts";
 import { maxPageLimit } from "../shared/params.ts";
-
-/** The query's value as Hono's query reader gives it: each name's value, or its values when repeated. */
-export type QueryValue = Record<string, string | string[]>;
 
 /** What `transactionsQuery.safeParse` gives, less the issues of a failure. */
 export type QueryVerdict<T> = { success: true; data: T } | { success: false };
