@@ -72,9 +72,6 @@ function createFileOwnerOnly(path: string): void {
  */
 const maxLockPollMs = 4;
 
-/** The read connection's page cache, at most (grows only as pages are read). */
-const readerCacheKib = 64 * 1024;
-
 /**
  * Opens (creating if needed) the database file with the pragmas the service relies on: WAL for
  * concurrent readers, foreign keys enforced, synchronous=NORMAL (durable across process crashes).
@@ -94,9 +91,11 @@ export function openSqliteDatabase(path: string, options: SqliteOptions = {}): S
   try {
     reader = new SqliteConnection(path, { readonly: true, strict: true });
     reader.exec(`PRAGMA busy_timeout = ${readerBusyTimeoutMs}`);
-    // Pages the API reads stay in SQLite's own cache (default 2 MiB: paging through windows of
-    // a large account then re-reads most pages from the OS with a system call each).
-    reader.exec(`PRAGMA cache_size = -${readerCacheKib}`);
+    // SQLite's default page cache (2 MB), not a large one: in WAL mode the reader empties its
+    // whole cache whenever another connection has committed (the rate limit's reservations,
+    // about once a second per busy account, and any write), and a large cache, freed and filled
+    // again, made cursor pages dearer than re-reading pages from the OS (BENCHMARKS.md,
+    // "Uncached transactions pages on SQLite").
   } catch (error) {
     writer.close();
     throw error;
