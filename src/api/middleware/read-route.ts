@@ -49,7 +49,7 @@ export function readRoute<R extends RouteConfig>(
   route: R,
   read: (input: ReadInput<R>) => Promise<ReadAnswer>,
   laneQuery?: (
-    value: Record<string, string | string[]>,
+    value: QueryValue,
   ) => { success: true; data: Output<RequestPart<R, "query">> } | { success: false },
 ): ReadRoute {
   return { route, read: read as ReadRoute["read"], ...(laneQuery ? { laneQuery } : {}) };
