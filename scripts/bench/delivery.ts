@@ -245,11 +245,13 @@ function lockHeldBetween(
   for (const [purpose, label] of [
     ["delivery_claim", "claim"],
     ["delivery_outcomes", "outcome batch"],
+    ["delivery_turn", "turn (outcome batch and claim, SQLite)"],
   ] as const) {
     const zero = { transactions: 0, heldMs: 0, heldCpuMs: 0 };
     const a = after[purpose] ?? zero;
     const b = before[purpose] ?? zero;
     const n = Math.max(1, a.transactions - b.transactions);
+    if (a.transactions === b.transactions) continue;
     const ms = a.heldMs - b.heldMs;
     const cpu = a.heldCpuMs - b.heldCpuMs;
     totalMs += ms;
