@@ -27,6 +27,7 @@ import { eq, sql } from "drizzle-orm";
 import { createServiceAccount } from "../../src/accounts/service-accounts.ts";
 import { loadConfig } from "../../src/config/config.ts";
 import { systemClock } from "../../src/core/clock.ts";
+import { startBackgroundCheckpoints } from "../../src/db/sqlite-checkpoints.ts";
 import { openServices } from "../../src/server/services.ts";
 import { startWebhookDispatcher } from "../../src/webhooks/delivery/background.ts";
 import { webhookContext } from "../../src/webhooks/delivery/context.ts";
@@ -225,6 +226,8 @@ const config = {
   logLevel: "warn" as const,
 };
 const services = await openServices(config);
+// As `svc serve` runs (src/server/runtime.ts): SQLite's checkpoints in a worker thread.
+const checkpoints = startBackgroundCheckpoints(services.database);
 const { deliveries, webhookEndpoints } = services.db.t;
 /** SQLite's write-lock time per purpose so far (PostgreSQL has no such single lock: empty). */
 const lockStats = () => services.database.writeLockStats?.() ?? {};
@@ -245,11 +248,13 @@ function lockHeldBetween(
   for (const [purpose, label] of [
     ["delivery_claim", "claim"],
     ["delivery_outcomes", "outcome batch"],
+    ["delivery_turn", "turn (outcome batch and claim, SQLite)"],
   ] as const) {
     const zero = { transactions: 0, heldMs: 0, heldCpuMs: 0 };
     const a = after[purpose] ?? zero;
     const b = before[purpose] ?? zero;
     const n = Math.max(1, a.transactions - b.transactions);
+    if (a.transactions === b.transactions) continue;
     const ms = a.heldMs - b.heldMs;
     const cpu = a.heldCpuMs - b.heldCpuMs;
     totalMs += ms;
@@ -502,6 +507,7 @@ console.log(
   }),
 );
 await dispatcher.stop();
+await checkpoints.stop();
 await services.database.close();
 await store.dispose();
 receiverProcess.kill("SIGTERM");

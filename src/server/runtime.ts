@@ -6,6 +6,7 @@ import { startSyncScheduler } from "../banking/scheduler.ts";
 import { startProcessRegistry } from "../cluster/processes.ts";
 import { configOriginLabel } from "../config/config.ts";
 import type { BackgroundJob } from "../core/background-job.ts";
+import { startBackgroundCheckpoints } from "../db/sqlite-checkpoints.ts";
 import { startRetentionJob } from "../jobs/retention.ts";
 import { startMailSender } from "../mail/start.ts";
 import { startWebhookDispatcher } from "../webhooks/delivery/background.ts";
@@ -83,6 +84,16 @@ export async function startService(
   }
   // Stopped last: its stop removes this process's row once nothing of it is left.
   const workers: BackgroundJob[] = [processes];
+  // SQLite: checkpoints in a worker thread, not inside a commit on the event loop; stopped after
+  // every job that writes.
+  workers.push(
+    startBackgroundCheckpoints(services.database, {
+      onFailure: (message) =>
+        log.warn("background checkpoints stopped; the writer checkpoints by itself", {
+          error: message,
+        }),
+    }),
+  );
   // Started once the server listens, so a failed start leaves no timers behind.
   workers.push(startSyncScheduler(services), startRetentionJob(services));
   // Stopped in reverse: the dispatcher first (it may queue mail), then the mail sender.

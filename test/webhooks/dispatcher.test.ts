@@ -28,6 +28,7 @@ import {
 } from "../../src/webhooks/endpoints/registration.ts";
 import { enableEndpoint, removeEndpoint } from "../../src/webhooks/endpoints/state.ts";
 import { recordAccountEvent } from "../../src/webhooks/events/write.ts";
+import { testEngine } from "../support/engine.ts";
 import { loopbackNames } from "../support/pki.ts";
 import {
   acceptVerification,
@@ -417,6 +418,29 @@ describe("SSRF at delivery time (DNS rebinding)", () => {
     expect(delivery?.attempts[0]?.error).toContain("127.0.0.1 is a loopback address");
     expect(lookups).toBe(2);
   });
+});
+
+describe("turns on SQLite", () => {
+  test.skipIf(testEngine !== "sqlite")(
+    "a turn records the finished attempts and claims in one write transaction, never a batch on its own",
+    async () => {
+      const s = await setup();
+      await registerVerified(s, ok);
+      const d = dispatcher(s);
+      const stats = () => s.services.database.writeLockStats?.() ?? {};
+      await raise(s, 3);
+      expect(await d.runDue()).toBe(3);
+      await raise(s, 2);
+      expect(await d.runDue()).toBe(2);
+      const rows = await s.services.db
+        .select({ status: deliveries.status })
+        .from(deliveries)
+        .where(eq(deliveries.kind, "event"));
+      expect(rows.map((row) => row.status)).toEqual(Array(5).fill("succeeded"));
+      expect(stats().delivery_turn?.transactions).toBeGreaterThanOrEqual(1);
+      expect(stats().delivery_outcomes).toBeUndefined();
+    },
+  );
 });
 
 describe("concurrency caps", () => {

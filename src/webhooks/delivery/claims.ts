@@ -40,11 +40,32 @@ export interface ClaimRequest {
  */
 const candidatesPerPlace = (db: Db) => (db.engine === "sqlite" ? 2 : 4);
 
+/**
+ * What a claim will take, chosen outside the transaction: the picked rows, their endpoints and
+ * the claim's token (takeClaim re-checks each row under the lock).
+ */
+export interface ClaimPlan {
+  picked: string[];
+  endpointOf: Map<string, string>;
+  claimToken: string;
+  request: ClaimRequest;
+}
+
 /** Claims up to `limit` due deliveries, honouring each endpoint's room. */
 export async function claimDueDeliveries(
   db: Db,
   request: ClaimRequest,
 ): Promise<ClaimedDelivery[]> {
+  const plan = await planClaim(db, request);
+  if (!plan) return [];
+  return db.write((tx) => takeClaim(tx, plan), {
+    isolation: "read committed",
+    purpose: "delivery_claim",
+  });
+}
+
+/** Reads the due candidates and picks within each endpoint's room; undefined when none. */
+export async function planClaim(db: Db, request: ClaimRequest): Promise<ClaimPlan | undefined> {
   const { deliveries } = db.t;
   const now = request.now;
   const limit = Math.max(request.limit * candidatesPerPlace(db), 64);
@@ -65,7 +86,7 @@ export async function claimDueDeliveries(
           )
           .orderBy(asc(deliveries.nextAttemptAt))
           .limit(limit);
-  if (candidates.length === 0) return [];
+  if (candidates.length === 0) return undefined;
   const taken = new Map<string, number>();
   const picked: string[] = [];
   for (const candidate of candidates) {
@@ -75,40 +96,41 @@ export async function claimDueDeliveries(
     taken.set(candidate.endpointId, already + 1);
     picked.push(candidate.id);
   }
-  if (picked.length === 0) return [];
-  const claimToken = newId();
+  if (picked.length === 0) return undefined;
   const endpointOf = new Map(candidates.map((c) => [c.id, c.endpointId]));
-  return db.write(
-    async (tx) => {
-      if (tx.engine === "postgres") {
-        const endpoints = [...new Set(picked.map((id) => endpointOf.get(id) as string))].sort();
-        const rows = await claimOnPostgres(tx, {
-          ids: picked,
-          endpoints,
-          now,
-          leaseUntil: request.leaseUntil,
-          claimToken,
-          holder: request.holder ?? null,
-          ...(request.endpointCap === undefined ? {} : { endpointCap: request.endpointCap }),
-        });
-        return sendableOf(tx, rows, claimToken, now);
-      }
-      const ids =
-        request.endpointCap === undefined
-          ? picked
-          : withinClusterCap(tx, picked, endpointOf, request.endpointCap, now);
-      if (ids.length === 0) return [];
-      const rows = sqliteTake(tx, {
-        ids,
-        now,
-        leaseUntil: request.leaseUntil,
-        claimToken,
-        holder: request.holder ?? null,
-      });
-      return sendableOf(tx, rows, claimToken, now);
-    },
-    { isolation: "read committed", purpose: "delivery_claim" },
-  );
+  return { picked, endpointOf, claimToken: newId(), request };
+}
+
+/** Takes the planned rows still pending and due, inside the caller's write transaction. */
+export async function takeClaim(tx: Db, plan: ClaimPlan): Promise<ClaimedDelivery[]> {
+  const { picked, endpointOf, claimToken, request } = plan;
+  const now = request.now;
+  if (tx.engine === "postgres") {
+    const endpoints = [...new Set(picked.map((id) => endpointOf.get(id) as string))].sort();
+    const rows = await claimOnPostgres(tx, {
+      ids: picked,
+      endpoints,
+      now,
+      leaseUntil: request.leaseUntil,
+      claimToken,
+      holder: request.holder ?? null,
+      ...(request.endpointCap === undefined ? {} : { endpointCap: request.endpointCap }),
+    });
+    return sendableOf(tx, rows, claimToken, now);
+  }
+  const ids =
+    request.endpointCap === undefined
+      ? picked
+      : withinClusterCap(tx, picked, endpointOf, request.endpointCap, now);
+  if (ids.length === 0) return [];
+  const rows = sqliteTake(tx, {
+    ids,
+    now,
+    leaseUntil: request.leaseUntil,
+    claimToken,
+    holder: request.holder ?? null,
+  });
+  return sendableOf(tx, rows, claimToken, now);
 }
 
 /**

@@ -1,7 +1,8 @@
 // The delivery dispatcher (at-least-once: nothing claimed is lost to a crash) wires four parts,
 // each in a file of its own: claiming (claims.ts, with a lease, ahead of the sender
 // into send-slots.ts), sending (send-attempt.ts, under a global and a per-endpoint cap),
-// recording (outcome-recorder.ts, a batch per turn) and scheduling (turns.ts). A
+// recording (outcome-recorder.ts, a batch per turn; on SQLite in the claim's transaction:
+// turn-sqlite.ts) and scheduling (turns.ts). A
 // finished send frees its slot at once and the next claimed delivery starts without waiting for
 // the database; its outcome is recorded in the next turn. It wakes at once when this process
 // commits deliveries (outbox signal) and ticks every second (croner) for due retries and for
@@ -24,12 +25,13 @@ import { createSigningSecretCache } from "../endpoints/secrets.ts";
 import type { OutboxSignal } from "../events/outbox-signal.ts";
 import type { AttemptOutcome } from "./attempt-outcome.ts";
 import type { ClaimedDelivery } from "./claimed-delivery.ts";
-import { claimDueDeliveries } from "./claims.ts";
+import { type ClaimPlan, type ClaimRequest, claimDueDeliveries, planClaim } from "./claims.ts";
 import { releaseLeases } from "./lease-release.ts";
 import { recordFinishedAttempts } from "./outcome-recorder.ts";
 import { sendAttempt } from "./send-attempt.ts";
 import { createSendSlots } from "./send-slots.ts";
 import { deliveryTimeoutMs, type Sender } from "./sender.ts";
+import { recordAndClaimOnSqlite } from "./turn-sqlite.ts";
 import { createTurns } from "./turns.ts";
 
 /** Longer than the 10 s exchange plus recording, so a live send is never re-claimed. */
@@ -115,28 +117,40 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return recordFinishedAttempts(recorder, batch);
   }
 
-  /** Claiming: as many due deliveries as the slots have room for, then start what can start. */
-  async function claim(): Promise<number> {
-    if (stopping) return 0;
+  /** What a claim asks for now: as many due deliveries as the slots have room for. */
+  function claimRequest(): ClaimRequest | undefined {
+    if (stopping) return undefined;
     const room = slots.claimRoom();
-    if (room <= 0) return 0;
+    if (room <= 0) return undefined;
     const now = clock.now();
+    return {
+      now,
+      leaseUntil: new Date(now.getTime() + leaseMs),
+      limit: room,
+      endpointRoom: slots.endpointClaimRoom,
+      fullEndpoints: slots.fullEndpoints(),
+      endpointCap: options.endpointConcurrency,
+      ...(options.processId ? { holder: options.processId } : {}),
+    };
+  }
+
+  /** Claiming in a transaction of its own, then start what can start. */
+  async function claim(): Promise<number> {
+    const request = claimRequest();
+    if (!request) return 0;
     let claimed: ClaimedDelivery[];
     try {
-      claimed = await claimDueDeliveries(db, {
-        now,
-        leaseUntil: new Date(now.getTime() + leaseMs),
-        limit: room,
-        endpointRoom: slots.endpointClaimRoom,
-        fullEndpoints: slots.fullEndpoints(),
-        endpointCap: options.endpointConcurrency,
-        ...(options.processId ? { holder: options.processId } : {}),
-      });
+      claimed = await claimDueDeliveries(db, request);
     } catch (error) {
       // e.g. the database unreachable: the rows stay due; the next tick tries again.
       log.error("claiming deliveries failed", { error });
       return 0;
     }
+    return accept(claimed);
+  }
+
+  /** Claimed deliveries join the queue and start while there are free send slots. */
+  async function accept(claimed: ClaimedDelivery[]): Promise<number> {
     // Stopping began while the claim was written: release at once instead of sending.
     if (stopping) {
       await releaseLeases(recorder, claimed);
@@ -145,6 +159,29 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     slots.enqueue(claimed);
     startQueued();
     return claimed.length;
+  }
+
+  /**
+   * A turn: record what finished, then claim into the freed slots; on SQLite both in one write
+   * transaction (turn-sqlite.ts), on PostgreSQL each in its own.
+   */
+  async function turn(): Promise<void> {
+    if (db.engine !== "sqlite") {
+      await flush();
+      await claim();
+      return;
+    }
+    const batch = finished;
+    finished = [];
+    const request = claimRequest();
+    let plan: ClaimPlan | undefined;
+    try {
+      plan = request ? await planClaim(db, request) : undefined;
+    } catch (error) {
+      log.error("claiming deliveries failed", { error });
+    }
+    if (batch.length === 0 && !plan) return;
+    await accept(await recordAndClaimOnSqlite(recorder, batch, plan));
   }
 
   /** Sending: queued deliveries start while there are free send slots. */
@@ -166,8 +203,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   }
 
   const turns = createTurns(async () => {
-    await flush();
-    await claim();
+    await turn();
     notifyIdle();
   }, options.batchDelayMs ?? defaultBatchDelayMs);
 

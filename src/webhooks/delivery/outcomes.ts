@@ -188,6 +188,12 @@ async function finishBatch(
   };
 }
 
+const nothingRecorded = (): RecordedBatch => ({
+  disabled: [],
+  dispositions: { succeeded: 0, retryScheduled: 0, dropped: 0 },
+  superseded: 0,
+});
+
 /**
  * Writes a batch of finished attempts in one transaction; returns the endpoints it disabled
  * and where the deliveries ended.
@@ -197,14 +203,23 @@ export async function recordOutcomes(
   clock: Clock,
   outcomes: AttemptOutcome[],
 ): Promise<RecordedBatch> {
-  if (outcomes.length === 0)
-    return {
-      disabled: [],
-      dispositions: { succeeded: 0, retryScheduled: 0, dropped: 0 },
-      superseded: 0,
-    };
+  if (outcomes.length === 0) return nothingRecorded();
   const sqlite = db.engine === "sqlite" ? sqliteBatch(outcomes) : undefined;
   return db.write((tx) => recordBatch(tx, clock, outcomes, sqlite), {
     purpose: "delivery_outcomes",
   });
+}
+
+/**
+ * The same inside the caller's write transaction (SQLite: a turn's, with its claim);
+ * `sqlite` is sqliteBatch(outcomes), built before the write lock was taken.
+ */
+export function recordOutcomesIn(
+  tx: Db,
+  clock: Clock,
+  outcomes: AttemptOutcome[],
+  sqlite: SqliteBatch | undefined,
+): Promise<RecordedBatch> {
+  if (outcomes.length === 0) return Promise.resolve(nothingRecorded());
+  return recordBatch(tx, clock, outcomes, sqlite);
 }
