@@ -38,6 +38,25 @@ interface RawRow {
   verified: boolean;
 }
 
+/**
+ * Due deliveries in due order, leaving out endpoints without room (outside the transaction).
+ * The full endpoints go as one array parameter, so the text never changes and the statement
+ * stays prepared on each connection (a list of its own length per call was parsed anew).
+ */
+export async function postgresCandidates(
+  db: Db,
+  now: Date,
+  fullEndpoints: readonly string[],
+  limit: number,
+): Promise<{ id: string; endpointId: string }[]> {
+  const rows = await db.rows<{ id: string; endpoint_id: string }>(sql`
+    SELECT id, endpoint_id FROM deliveries
+    WHERE status = 'pending' AND next_attempt_at <= ${now.getTime()}
+      AND endpoint_id <> ALL(${sql.param(fullEndpoints)}::text[])
+    ORDER BY next_attempt_at LIMIT ${limit}`);
+  return rows.map((row) => ({ id: row.id, endpointId: row.endpoint_id }));
+}
+
 export async function claimOnPostgres(tx: Db, claim: PostgresClaim): Promise<ClaimedRow[]> {
   const now = claim.now.getTime();
   const lease = claim.leaseUntil.getTime();

@@ -7,12 +7,11 @@
 // are locked with FOR UPDATE SKIP LOCKED, so instances claiming at once pass each other's rows
 // by instead of waiting for them, in one statement (claims-postgres.ts); SQLite's
 // single writer makes claims take turns.
-import { and, asc, eq, lte, notInArray } from "drizzle-orm";
 import { newId } from "../../core/ids.ts";
 import type { Db } from "../../db/store.ts";
 import { cancelPendingDeliveries } from "../endpoints/state.ts";
 import type { ClaimedDelivery, ClaimedRow } from "./claimed-delivery.ts";
-import { claimOnPostgres } from "./claims-postgres.ts";
+import { claimOnPostgres, postgresCandidates } from "./claims-postgres.ts";
 import { sqliteCandidates, sqliteLeasedCounts, sqliteTake } from "./claims-sqlite.ts";
 
 export interface ClaimRequest {
@@ -45,26 +44,12 @@ export async function claimDueDeliveries(
   db: Db,
   request: ClaimRequest,
 ): Promise<ClaimedDelivery[]> {
-  const { deliveries } = db.t;
   const now = request.now;
   const limit = Math.max(request.limit * candidatesPerPlace(db), 64);
   const candidates =
     db.engine === "sqlite"
       ? sqliteCandidates(db, now, request.fullEndpoints, limit)
-      : await db
-          .select({ id: deliveries.id, endpointId: deliveries.endpointId })
-          .from(deliveries)
-          .where(
-            and(
-              eq(deliveries.status, "pending"),
-              lte(deliveries.nextAttemptAt, now),
-              request.fullEndpoints.length > 0
-                ? notInArray(deliveries.endpointId, request.fullEndpoints)
-                : undefined,
-            ),
-          )
-          .orderBy(asc(deliveries.nextAttemptAt))
-          .limit(limit);
+      : await postgresCandidates(db, now, request.fullEndpoints, limit);
   if (candidates.length === 0) return [];
   const taken = new Map<string, number>();
   const picked: string[] = [];
