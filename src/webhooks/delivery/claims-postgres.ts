@@ -3,8 +3,8 @@
 // rows still pending and due (FOR UPDATE SKIP LOCKED: rows another instance is claiming are
 // passed by), keeps those within each endpoint's cluster-wide cap, moves them to the lease and
 // returns them joined with their event and endpoint. The same rules as the statement-by-statement
-// form SQLite runs (claims.ts). Both statements leave with BEGIN in one write
-// (pipelined, db/postgres-store.ts): one round trip, then COMMIT.
+// form SQLite runs (claims.ts). Both statements leave with BEGIN and COMMIT in one write
+// (pipelined, db/postgres-store.ts `commitWithWork`): the transaction is one round trip.
 //
 // The cap's count must see every claim committed before this one took the endpoint's lock, so
 // the lock is a statement of its own: a read-committed statement reads the snapshot taken when it

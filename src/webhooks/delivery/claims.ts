@@ -63,11 +63,13 @@ export async function claimDueDeliveries(
   if (picked.length === 0) return [];
   const claimToken = newId();
   const endpointOf = new Map(candidates.map((c) => [c.id, c.endpointId]));
-  return db.write(
-    async (tx) => {
-      if (tx.engine === "postgres") {
-        const endpoints = [...new Set(picked.map((id) => endpointOf.get(id) as string))].sort();
-        const rows = await claimOnPostgres(tx, {
+  if (db.engine === "postgres") {
+    const endpoints = [...new Set(picked.map((id) => endpointOf.get(id) as string))].sort();
+    // The claim's statements and COMMIT leave together: nothing in the transaction waits for
+    // their answer.
+    const rows = await db.write(
+      (tx) =>
+        claimOnPostgres(tx, {
           ids: picked,
           endpoints,
           now,
@@ -75,9 +77,17 @@ export async function claimDueDeliveries(
           claimToken,
           holder: request.holder ?? null,
           ...(request.endpointCap === undefined ? {} : { endpointCap: request.endpointCap }),
-        });
-        return sendableOf(tx, rows, claimToken, now);
-      }
+        }),
+      { isolation: "read committed", purpose: "delivery_claim", commitWithWork: true },
+    );
+    // Rows of an endpoint no longer active and verified are cancelled in a transaction of their
+    // own; until then they are leased to this claim, so no one sends them (and should this
+    // process die first, the next claim after the lease finds and cancels them).
+    if (rows.every((row) => eligible(row))) return sendableOf(db, rows, claimToken, now);
+    return db.write((tx) => sendableOf(tx, rows, claimToken, now));
+  }
+  return db.write(
+    async (tx) => {
       const ids =
         request.endpointCap === undefined
           ? picked
@@ -96,6 +106,9 @@ export async function claimDueDeliveries(
   );
 }
 
+/** Only active and verified endpoints receive account events (spec 3). */
+const eligible = (row: ClaimedRow): boolean => row.endpointStatus === "active" && row.verified;
+
 /**
  * The claimed rows to send. Only active and verified endpoints receive account events (spec 3):
  * a row for any other endpoint (paused or disabled a moment ago) is cancelled, never sent later.
@@ -108,8 +121,9 @@ async function sendableOf(
 ): Promise<ClaimedDelivery[]> {
   const ineligible = new Set<string>();
   const sendable: ClaimedDelivery[] = [];
-  for (const { endpointStatus, verified, ...delivery } of rows) {
-    if (endpointStatus !== "active" || !verified) ineligible.add(delivery.endpointId);
+  for (const row of rows) {
+    const { endpointStatus, verified, ...delivery } = row;
+    if (!eligible(row)) ineligible.add(delivery.endpointId);
     else sendable.push({ ...delivery, claimToken });
   }
   for (const endpointId of ineligible) {

@@ -204,7 +204,11 @@ export async function recordOutcomes(
       superseded: 0,
     };
   const sqlite = db.engine === "sqlite" ? sqliteBatch(outcomes) : undefined;
+  // PostgreSQL, successes only: one statement does all (outcomes-postgres.ts), so COMMIT leaves
+  // with it.
+  const oneStatement = db.engine === "postgres" && outcomes.every((o) => o.result.ok);
   return db.write((tx) => recordBatch(tx, clock, outcomes, sqlite), {
     purpose: "delivery_outcomes",
+    commitWithWork: oneStatement,
   });
 }
