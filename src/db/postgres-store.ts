@@ -8,6 +8,7 @@ import { hostname } from "node:os";
 import { SQL as BunSql } from "bun";
 import type { SQL } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/bun-sql";
+import { PgDialect } from "drizzle-orm/pg-core";
 import { redactDatabaseUrl } from "./database-url.ts";
 import { makeHandle, transactionHandle } from "./handle.ts";
 import * as postgresTables from "./schema/postgres.ts";
@@ -74,9 +75,18 @@ export function openPostgresDatabase(url: string, options: PostgresOptions = {})
   const inside = new AsyncLocalStorage<true>();
   let closed = false;
 
+  const dialect = new PgDialect();
+  /**
+   * Raw statements go to Bun's client as drizzle would send them (its dialect compiles them),
+   * started at once: Bun sends queries in the order they start, so a statement started after
+   * these (COMMIT behind the work, `commitWithWork`) follows them on the wire.
+   */
   const rowsOf =
-    (runner: { execute(query: SQL): Promise<unknown> }) =>
-    async <T>(query: SQL): Promise<T[]> => [...((await runner.execute(query)) as Iterable<T>)];
+    (runner: BunSql) =>
+    <T>(query: SQL): Promise<T[]> => {
+      const compiled = dialect.sqlToQuery(query);
+      return runner.unsafe(compiled.sql, compiled.params).then((rows: Iterable<T>) => [...rows]);
+    };
 
   async function write<T>(work: (tx: Db) => Promise<T>, options: WriteOptions = {}): Promise<T> {
     if (inside.getStore()) {
@@ -88,7 +98,9 @@ export function openPostgresDatabase(url: string, options: PostgresOptions = {})
     const isolationLevel = options.isolation ?? "serializable";
     for (let attempt = 1; ; attempt++) {
       try {
-        return await inside.run(true, () => transaction(isolationLevel, work));
+        return await inside.run(true, () =>
+          transaction(isolationLevel, work, options.commitWithWork === true),
+        );
       } catch (error) {
         if (!isRetryable(error) || attempt >= maxAttempts) throw error;
         // Back off with jitter, so transactions that collided do not collide again.
@@ -105,11 +117,15 @@ export function openPostgresDatabase(url: string, options: PostgresOptions = {})
    * begin() awaits BEGIN). The server still runs them in order, each after the one before. A
    * BEGIN cannot be refused on a live connection (nothing it asks can fail), so when it fails the
    * connection is gone and the work's statements fail with it; a connection released inside a
-   * transaction (ROLLBACK failed too) is closed by Bun, never handed out again.
+   * transaction (ROLLBACK failed too) is closed by Bun, never handed out again. With
+   * `commitWithWork`, COMMIT is started right after the work's first synchronous part, so BEGIN,
+   * the work's statements and COMMIT leave in one write; if a statement fails, the server ends
+   * the aborted transaction at that COMMIT with a rollback.
    */
   async function transaction<T>(
     isolationLevel: NonNullable<WriteOptions["isolation"]>,
     work: (tx: Db) => Promise<T>,
+    commitWithWork: boolean,
   ): Promise<T> {
     const connection = await client.reserve();
     try {
@@ -123,18 +139,23 @@ export function openPostgresDatabase(url: string, options: PostgresOptions = {})
         (error: unknown) => error ?? new Error("BEGIN failed"),
       );
       let result: T;
+      let committed: Promise<unknown> | undefined;
       try {
         const txOrm = drizzle({ client: connection });
-        result = await work(
-          transactionHandle(txOrm, { engine: "postgres", t: tables, rows: rowsOf(txOrm) }),
+        const running = work(
+          transactionHandle(txOrm, { engine: "postgres", t: tables, rows: rowsOf(connection) }),
         );
+        // Started after the statements the work started through rows() before its first await.
+        committed = commitWithWork ? connection`COMMIT`.then(() => undefined) : undefined;
+        committed?.catch(() => undefined);
+        result = await running;
       } catch (error) {
         // BEGIN's own failure explains the work's (it ran outside a transaction block).
         throw (await begun) ?? error;
       }
       const beginError = await begun;
       if (beginError) throw beginError;
-      await connection`COMMIT`;
+      await (committed ?? connection`COMMIT`);
       return result;
     } catch (error) {
       // After a failed COMMIT there is nothing left to roll back (the server answers a warning).
@@ -150,7 +171,7 @@ export function openPostgresDatabase(url: string, options: PostgresOptions = {})
     t: tables,
     inTransaction: false,
     write,
-    rows: rowsOf(orm),
+    rows: rowsOf(client),
   });
 
   return {

@@ -48,6 +48,13 @@ export interface WriteOptions {
    * `Database.writeLockStats`); transactions without one are counted as "other".
    */
   purpose?: string;
+  /**
+   * PostgreSQL only: the work starts every statement of the transaction through `rows()` before
+   * its first await and starts none after, so COMMIT is sent right behind them (pipelined with BEGIN and the
+   * work's statements: one round trip). A statement that fails aborts the transaction, and the
+   * COMMIT behind it then ends in a rollback; the work's own promise carries the error.
+   */
+  commitWithWork?: boolean;
 }
 
 /**

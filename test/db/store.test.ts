@@ -235,6 +235,36 @@ describe.if(testEngine === "postgres")("PostgreSQL: serializable, retried", () =
     expect(await level({ isolation: "read committed" })).toBe("read committed");
   });
 
+  test("commitWithWork: the work's statements run inside the transaction, COMMIT behind them; a failed statement commits nothing", async () => {
+    const key = `with-work-${newId()}`;
+    const insert = (tx: Db, k: string) =>
+      tx.rows(
+        sql`INSERT INTO instance_meta (key, value, updated_at) VALUES (${k}, 'v', ${Date.now()})`,
+      );
+    const [, [row]] = await database.db.write(
+      (tx) =>
+        Promise.all([
+          insert(tx, key),
+          tx.rows<{ level: string; xid: string | null }>(
+            sql`SELECT current_setting('transaction_isolation') AS level,
+              pg_current_xact_id_if_assigned()::text AS xid`,
+          ),
+        ]),
+      { commitWithWork: true },
+    );
+    // The second statement ran in the transaction the insert opened, which then committed.
+    expect(row?.level).toBe("serializable");
+    expect(row?.xid).not.toBeNull();
+    expect(await meta(database.db, key)).toBe("v");
+    await expect(
+      database.db.write(
+        (tx) => Promise.all([insert(tx, `${key}-failed`), tx.rows(sql`SELECT 1 / 0`)]),
+        { commitWithWork: true },
+      ),
+    ).rejects.toThrow();
+    expect(await meta(database.db, `${key}-failed`)).toBeUndefined();
+  });
+
   test("serialization failures and deadlocks are what is retried, also when drizzle wraps them", () => {
     const postgresError = (errno: string) => Object.assign(new Error("pg"), { errno });
     expect(isRetryable(postgresError("40001"))).toBe(true);

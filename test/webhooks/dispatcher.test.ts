@@ -111,6 +111,19 @@ async function raise(s: WebhookSetup, count = 1): Promise<string[]> {
   return ids;
 }
 
+/** Claims up to `limit` due deliveries at the clock's time, every endpoint with room for them. */
+function claimNow(s: WebhookSetup, limit: number, extra: { endpointCap?: number } = {}) {
+  const now = s.clock.now();
+  return claimDueDeliveries(s.services.db, {
+    now,
+    leaseUntil: new Date(now.getTime() + deliveryLeaseMs),
+    limit,
+    endpointRoom: () => limit,
+    fullEndpoints: [],
+    ...extra,
+  });
+}
+
 async function endpointRow(s: WebhookSetup, id: string) {
   return (
     await s.services.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id))
@@ -315,6 +328,31 @@ describe("failure streak and disabling (spec 3, 6: at 20 in a row disabled, one 
   });
 });
 
+describe("claims (spec 3: only active and verified endpoints receive account events)", () => {
+  test("a due delivery whose endpoint stopped being active meanwhile is cancelled by the claim, never sent", async () => {
+    const s = await setup();
+    const target = await receiver(() => new Response(null, { status: 200 }));
+    const { endpoint } = await registerVerified(s, target);
+    const before = target.requests.length;
+    const [eventId] = await raise(s, 2);
+    // Paused behind the state machine's back, so its pending deliveries were not cancelled.
+    await s.services.db.write((tx) =>
+      tx
+        .update(webhookEndpoints)
+        .set({ status: "paused" })
+        .where(eq(webhookEndpoints.id, endpoint.id)),
+    );
+    expect(await claimNow(s, 10, { endpointCap: 8 })).toHaveLength(0);
+    const [delivery] = await listDeliveries(s.services.db, { eventId: eventId as string });
+    expect(delivery).toMatchObject({ status: "cancelled" });
+    const states = await s.services.db.select({ status: deliveries.status }).from(deliveries);
+    // Both events' deliveries (the verification send's row stays as it was).
+    expect(states.filter((r) => r.status === "cancelled")).toHaveLength(2);
+    expect(states.filter((r) => r.status === "pending")).toHaveLength(0);
+    expect(target.requests.length).toBe(before);
+  });
+});
+
 describe("the failure streak across instances", () => {
   test("attempts finishing on two instances at the same moment: the streak counts every failure and disables at exactly 20, once", async () => {
     const s = await setup();
@@ -322,13 +360,7 @@ describe("the failure streak across instances", () => {
     const { endpoint } = await registerVerified(s, failing);
     await raise(s, 20);
     const now = s.clock.now();
-    const claimed = await claimDueDeliveries(s.services.db, {
-      now,
-      leaseUntil: new Date(now.getTime() + deliveryLeaseMs),
-      limit: 20,
-      endpointRoom: () => 20,
-      fullEndpoints: [],
-    });
+    const claimed = await claimNow(s, 20);
     expect(claimed).toHaveLength(20);
     const failed = (delivery: ClaimedDelivery): AttemptOutcome => ({
       delivery,

@@ -3,8 +3,8 @@
 // rows still pending and due (FOR UPDATE SKIP LOCKED: rows another instance is claiming are
 // passed by), keeps those within each endpoint's cluster-wide cap, moves them to the lease and
 // returns them joined with their event and endpoint. The same rules as the statement-by-statement
-// form SQLite runs (claims.ts). Both statements leave with BEGIN in one write
-// (pipelined, db/postgres-store.ts): one round trip, then COMMIT.
+// form SQLite runs (claims.ts). Both statements leave with BEGIN and COMMIT in one write
+// (pipelined, db/postgres-store.ts `commitWithWork`): the transaction is one round trip.
 //
 // The cap's count must see every claim committed before this one took the endpoint's lock, so
 // the lock is a statement of its own: a read-committed statement reads the snapshot taken when it
@@ -36,6 +36,25 @@ interface RawRow {
   secret_salt: string;
   endpoint_status: string;
   verified: boolean;
+}
+
+/**
+ * Due deliveries in due order, leaving out endpoints without room (outside the transaction).
+ * The full endpoints go as one array parameter, so the text never changes and the statement
+ * stays prepared on each connection (a list of its own length per call was parsed anew).
+ */
+export async function postgresCandidates(
+  db: Db,
+  now: Date,
+  fullEndpoints: readonly string[],
+  limit: number,
+): Promise<{ id: string; endpointId: string }[]> {
+  const rows = await db.rows<{ id: string; endpoint_id: string }>(sql`
+    SELECT id, endpoint_id FROM deliveries
+    WHERE status = 'pending' AND next_attempt_at <= ${now.getTime()}
+      AND endpoint_id <> ALL(${sql.param(fullEndpoints)}::text[])
+    ORDER BY next_attempt_at LIMIT ${limit}`);
+  return rows.map((row) => ({ id: row.id, endpointId: row.endpoint_id }));
 }
 
 export async function claimOnPostgres(tx: Db, claim: PostgresClaim): Promise<ClaimedRow[]> {

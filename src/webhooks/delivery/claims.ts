@@ -7,12 +7,11 @@
 // are locked with FOR UPDATE SKIP LOCKED, so instances claiming at once pass each other's rows
 // by instead of waiting for them, in one statement (claims-postgres.ts); SQLite's
 // single writer makes claims take turns.
-import { and, asc, eq, lte, notInArray } from "drizzle-orm";
 import { newId } from "../../core/ids.ts";
 import type { Db } from "../../db/store.ts";
 import { cancelPendingDeliveries } from "../endpoints/state.ts";
 import type { ClaimedDelivery, ClaimedRow } from "./claimed-delivery.ts";
-import { claimOnPostgres } from "./claims-postgres.ts";
+import { claimOnPostgres, postgresCandidates } from "./claims-postgres.ts";
 import { sqliteCandidates, sqliteLeasedCounts, sqliteTake } from "./claims-sqlite.ts";
 
 export interface ClaimRequest {
@@ -58,6 +57,7 @@ export async function claimDueDeliveries(
 ): Promise<ClaimedDelivery[]> {
   const plan = await planClaim(db, request);
   if (!plan) return [];
+  if (db.engine === "postgres") return takeClaimOnPostgres(db, plan);
   return db.write((tx) => takeClaim(tx, plan), {
     isolation: "read committed",
     purpose: "delivery_claim",
@@ -66,26 +66,12 @@ export async function claimDueDeliveries(
 
 /** Reads the due candidates and picks within each endpoint's room; undefined when none. */
 export async function planClaim(db: Db, request: ClaimRequest): Promise<ClaimPlan | undefined> {
-  const { deliveries } = db.t;
   const now = request.now;
   const limit = Math.max(request.limit * candidatesPerPlace(db), 64);
   const candidates =
     db.engine === "sqlite"
       ? sqliteCandidates(db, now, request.fullEndpoints, limit)
-      : await db
-          .select({ id: deliveries.id, endpointId: deliveries.endpointId })
-          .from(deliveries)
-          .where(
-            and(
-              eq(deliveries.status, "pending"),
-              lte(deliveries.nextAttemptAt, now),
-              request.fullEndpoints.length > 0
-                ? notInArray(deliveries.endpointId, request.fullEndpoints)
-                : undefined,
-            ),
-          )
-          .orderBy(asc(deliveries.nextAttemptAt))
-          .limit(limit);
+      : await postgresCandidates(db, now, request.fullEndpoints, limit);
   if (candidates.length === 0) return undefined;
   const taken = new Map<string, number>();
   const picked: string[] = [];
@@ -101,23 +87,38 @@ export async function planClaim(db: Db, request: ClaimRequest): Promise<ClaimPla
   return { picked, endpointOf, claimToken: newId(), request };
 }
 
-/** Takes the planned rows still pending and due, inside the caller's write transaction. */
+/**
+ * Takes the planned rows still pending and due on PostgreSQL. The claim's statements and COMMIT
+ * leave together: nothing in the transaction waits for their answer.
+ */
+async function takeClaimOnPostgres(db: Db, plan: ClaimPlan): Promise<ClaimedDelivery[]> {
+  const { picked, endpointOf, claimToken, request } = plan;
+  const now = request.now;
+  const endpoints = [...new Set(picked.map((id) => endpointOf.get(id) as string))].sort();
+  const rows = await db.write(
+    (tx) =>
+      claimOnPostgres(tx, {
+        ids: picked,
+        endpoints,
+        now,
+        leaseUntil: request.leaseUntil,
+        claimToken,
+        holder: request.holder ?? null,
+        ...(request.endpointCap === undefined ? {} : { endpointCap: request.endpointCap }),
+      }),
+    { isolation: "read committed", purpose: "delivery_claim", commitWithWork: true },
+  );
+  // Rows of an endpoint no longer active and verified are cancelled in a transaction of their
+  // own; until then they are leased to this claim, so no one sends them (and should this
+  // process die first, the next claim after the lease finds and cancels them).
+  if (rows.every((row) => eligible(row))) return sendableOf(db, rows, claimToken, now);
+  return db.write((tx) => sendableOf(tx, rows, claimToken, now));
+}
+
+/** Takes the planned rows still pending and due on SQLite, inside the caller's write transaction. */
 export async function takeClaim(tx: Db, plan: ClaimPlan): Promise<ClaimedDelivery[]> {
   const { picked, endpointOf, claimToken, request } = plan;
   const now = request.now;
-  if (tx.engine === "postgres") {
-    const endpoints = [...new Set(picked.map((id) => endpointOf.get(id) as string))].sort();
-    const rows = await claimOnPostgres(tx, {
-      ids: picked,
-      endpoints,
-      now,
-      leaseUntil: request.leaseUntil,
-      claimToken,
-      holder: request.holder ?? null,
-      ...(request.endpointCap === undefined ? {} : { endpointCap: request.endpointCap }),
-    });
-    return sendableOf(tx, rows, claimToken, now);
-  }
   const ids =
     request.endpointCap === undefined
       ? picked
@@ -133,6 +134,9 @@ export async function takeClaim(tx: Db, plan: ClaimPlan): Promise<ClaimedDeliver
   return sendableOf(tx, rows, claimToken, now);
 }
 
+/** Only active and verified endpoints receive account events (spec 3). */
+const eligible = (row: ClaimedRow): boolean => row.endpointStatus === "active" && row.verified;
+
 /**
  * The claimed rows to send. Only active and verified endpoints receive account events (spec 3):
  * a row for any other endpoint (paused or disabled a moment ago) is cancelled, never sent later.
@@ -145,8 +149,9 @@ async function sendableOf(
 ): Promise<ClaimedDelivery[]> {
   const ineligible = new Set<string>();
   const sendable: ClaimedDelivery[] = [];
-  for (const { endpointStatus, verified, ...delivery } of rows) {
-    if (endpointStatus !== "active" || !verified) ineligible.add(delivery.endpointId);
+  for (const row of rows) {
+    const { endpointStatus, verified, ...delivery } = row;
+    if (!eligible(row)) ineligible.add(delivery.endpointId);
     else sendable.push({ ...delivery, claimToken });
   }
   for (const endpointId of ineligible) {

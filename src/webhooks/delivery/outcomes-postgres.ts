@@ -2,8 +2,9 @@
 // round trip instead of four): successes move on (succeeded, attempt_count + 1) where the row still carries
 // the attempt's claim token, failures are matched to their claim token the same way, every attempt
 // whose claim still holds is stored, and the batch's endpoints are read for the failure streaks.
-// Failures are then rescheduled in one more statement; the rules are outcomes.ts's, and
-// the streaks follow there.
+// A batch of successes only also ends its endpoints' streaks in that statement, so it is the
+// whole transaction and COMMIT is sent with it (one round trip). Otherwise failures are then
+// rescheduled in one more statement; the rules are outcomes.ts's, and the streaks follow there.
 import { sql } from "drizzle-orm";
 import { newId } from "../../core/ids.ts";
 import type { Db } from "../../db/store.ts";
@@ -33,6 +34,7 @@ export async function recordOnPostgres(
 ): Promise<RecordedOnPostgres> {
   const column = <T>(of: (outcome: AttemptOutcome) => T) => sql.param(outcomes.map(of));
   const endpointIds = [...new Set(outcomes.map((o) => o.delivery.endpointId))];
+  const allSucceeded = outcomes.every((o) => o.result.ok);
   const rows = await tx.rows<RawRow>(sql`
     WITH batch AS (
       SELECT * FROM unnest(
@@ -55,7 +57,7 @@ export async function recordOnPostgres(
         last_error = NULL, completed_at = ${completedAt.getTime()}
       FROM batch
       WHERE deliveries.id = batch.delivery_id AND batch.ok AND deliveries.claim_token = batch.token
-      RETURNING deliveries.id
+      RETURNING deliveries.id, deliveries.endpoint_id
     ),
     failed AS (
       SELECT deliveries.id FROM deliveries JOIN batch ON deliveries.id = batch.delivery_id
@@ -71,12 +73,23 @@ export async function recordOnPostgres(
         CASE WHEN ok THEN 'succeeded' ELSE 'failed' END, status_code, error_class, error_message,
         signature
       FROM batch WHERE delivery_id IN (SELECT id FROM live)
+    ),
+    -- A batch of successes only: each active endpoint with one of them recorded ends its
+    -- streak at 0 (outcomes.ts's rule), here, so nothing is left to write after this statement.
+    reset AS (
+      UPDATE webhook_endpoints SET failure_count = 0
+      WHERE ${sql.param(allSucceeded)}::boolean AND status = 'active' AND failure_count <> 0
+        AND id IN (SELECT endpoint_id FROM succeeded)
+      RETURNING id
     )
     SELECT 'live' AS kind, id, succeeded, NULL AS status, NULL::int AS failure_count,
       NULL AS service_account_id, NULL AS url
     FROM live
     UNION ALL
-    SELECT 'endpoint', id, NULL, status, failure_count, service_account_id, url
+    -- The statement's snapshot precedes its reset: the count as the reset left it.
+    SELECT 'endpoint', id, NULL, status,
+      CASE WHEN id IN (SELECT id FROM reset) THEN 0 ELSE failure_count END,
+      service_account_id, url
     FROM webhook_endpoints WHERE id = ANY(${sql.param(endpointIds)}::text[])`);
   const live = new Set<string>();
   let succeeded = 0;

@@ -205,8 +205,12 @@ export async function recordOutcomes(
 ): Promise<RecordedBatch> {
   if (outcomes.length === 0) return nothingRecorded();
   const sqlite = db.engine === "sqlite" ? sqliteBatch(outcomes) : undefined;
+  // PostgreSQL, successes only: one statement does all (outcomes-postgres.ts), so COMMIT leaves
+  // with it.
+  const oneStatement = db.engine === "postgres" && outcomes.every((o) => o.result.ok);
   return db.write((tx) => recordBatch(tx, clock, outcomes, sqlite), {
     purpose: "delivery_outcomes",
+    commitWithWork: oneStatement,
   });
 }
 
