@@ -1,15 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import type { CliIo } from "../../src/cli/io.ts";
 import { buildProgram, commandModules } from "../../src/cli/program.ts";
-
-const io: CliIo = {
-  stdout: () => {},
-  stderr: () => {},
-  env: {},
-  cwd: "/",
-  interactive: false,
-  untilStopSignal: () => new Promise(() => {}),
-};
+import { silentCliIo as io } from "../support/cli.ts";
 
 const names = (program: Awaited<ReturnType<typeof buildProgram>>) =>
   program.commands.map((command) => command.name());

@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildProgram } from "../../src/cli/program.ts";
 import { createApp } from "../../src/server/app.ts";
+import { silentCliIo } from "../support/cli.ts";
 import { createTestServices } from "../support/services.ts";
 
 const readme = readFileSync(join(import.meta.dir, "../..", "README.md"), "utf8");
@@ -22,14 +23,7 @@ describe("README's API and keys sections stay true to the code", () => {
   });
 
   test("every `svc keys` command is in the README's command table", async () => {
-    const program = await buildProgram({
-      stdout: () => {},
-      stderr: () => {},
-      env: {},
-      cwd: "/",
-      interactive: false,
-      untilStopSignal: () => new Promise(() => {}),
-    });
+    const program = await buildProgram(silentCliIo);
     const keys = program.commands.find((command) => command.name() === "keys");
     const names = keys?.commands.map((command) => command.name()) ?? [];
     expect(names.sort()).toEqual(["create", "list", "revoke"]);

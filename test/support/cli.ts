@@ -20,6 +20,16 @@ export interface CliRunOptions {
   stopAfterMs?: number;
 }
 
+/** An io that discards output and never sees a stop signal: for building the program only. */
+export const silentCliIo: CliIo = {
+  stdout: () => {},
+  stderr: () => {},
+  env: {},
+  cwd: "/",
+  interactive: false,
+  untilStopSignal: () => new Promise(() => {}),
+};
+
 /** Runs `svc ...` in-process with captured output. */
 export async function runSvc(argv: string[], options: CliRunOptions): Promise<CliRun> {
   let stdout = "";
