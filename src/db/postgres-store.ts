@@ -142,9 +142,13 @@ export function openPostgresDatabase(url: string, options: PostgresOptions = {})
       let committed: Promise<unknown> | undefined;
       try {
         const txOrm = drizzle({ client: connection });
-        const running = work(
-          transactionHandle(txOrm, { engine: "postgres", t: tables, rows: rowsOf(connection) }),
-        );
+        const rowsOnConnection = rowsOf(connection);
+        // A statement started after COMMIT was sent would run outside the transaction: refused.
+        const rows = <R>(query: SQL): Promise<R[]> =>
+          committed
+            ? Promise.reject(new Error("commitWithWork: a statement started after COMMIT was sent"))
+            : rowsOnConnection<R>(query);
+        const running = work(transactionHandle(txOrm, { engine: "postgres", t: tables, rows }));
         // Started after the statements the work started through rows() before its first await.
         committed = commitWithWork ? connection`COMMIT`.then(() => undefined) : undefined;
         committed?.catch(() => undefined);

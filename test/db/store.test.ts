@@ -263,6 +263,17 @@ describe.if(testEngine === "postgres")("PostgreSQL: serializable, retried", () =
       ),
     ).rejects.toThrow();
     expect(await meta(database.db, `${key}-failed`)).toBeUndefined();
+    // A statement started after the work's first await would follow COMMIT and run outside the
+    // transaction: it is refused, and the write fails (a work that does this is a bug).
+    await expect(
+      database.db.write(
+        async (tx) => {
+          await insert(tx, `${key}-late`);
+          await tx.rows(sql`SELECT 1`);
+        },
+        { commitWithWork: true },
+      ),
+    ).rejects.toThrow("a statement started after COMMIT was sent");
   });
 
   test("serialization failures and deadlocks are what is retried, also when drizzle wraps them", () => {
