@@ -60,7 +60,7 @@ const queries = (await Bun.file(file).text())
 const statementText = (pending: boolean, later: boolean, n: (i: number) => string) =>
   `select json from transactions where account_id = ${n(1)} and booking_date >= ${n(2)} and ${
     later ? `(booking_date, id) < (${n(3)}, ${n(4)})` : `booking_date <= ${n(3)}`
-  } and ${pending ? "(status = 'booked' or booked_transaction_id is null)" : "status = 'booked'"} order by booking_date desc, id desc limit ${n(later ? 5 : 4)}`;
+  } and removed_at is null and ${pending ? "(status = 'booked' or booked_transaction_id is null)" : "status = 'booked'"} order by booking_date desc, id desc limit ${n(later ? 5 : 4)}`;
 const argsOf = (accountId: string, q: TransactionQuery): (string | number)[] =>
   q.after
     ? [accountId, q.window.from, q.after.bookingDate, q.after.id, q.limit + 1]
