@@ -15,6 +15,7 @@ import { makeHandle, transactionHandle } from "./handle.ts";
 import { createMutex } from "./mutex.ts";
 import * as sqliteTables from "./schema/sqlite.ts";
 import type { Tables } from "./schema.ts";
+import { withStatementCache } from "./sqlite-statement-cache.ts";
 import {
   type Database,
   DatabaseBusyError,
@@ -66,11 +67,13 @@ function createFileOwnerOnly(path: string): void {
 }
 
 /**
- * The longest pause between two tries for the write lock another process holds: short, because
- * a process writing in short transactions (svc import, svc sync) frees it often and a waiter
- * that sleeps long misses every gap.
+ * The pause between two tries for the write lock another process holds: Bun's shortest timer.
+ * A process writing in short transactions (svc import, svc sync) frees the lock often, in gaps a
+ * waiter that slept longer missed: with another process committing 2,000 one-event transactions
+ * a second, waiting up to 4 ms between tries left the dispatcher's claim at a first-attempt p99
+ * of 35-42 ms, every millisecond at 21-24 ms (BENCHMARKS.md). A failed try costs microseconds.
  */
-const maxLockPollMs = 4;
+const lockPollMs = 1;
 
 /**
  * Opens (creating if needed) the database file with the pragmas the service relies on: WAL for
@@ -101,8 +104,9 @@ export function openSqliteDatabase(path: string, options: SqliteOptions = {}): S
     throw error;
   }
   const lockTimeoutMs = options.lockTimeoutMs ?? defaultLockTimeoutMs;
-  const writerOrm = drizzle({ client: writer });
-  const readerOrm = drizzle({ client: reader });
+  // Each SQL text compiled once per connection (sqlite-statement-cache.ts).
+  const writerOrm = drizzle({ client: withStatementCache(writer) as SqliteConnection });
+  const readerOrm = drizzle({ client: withStatementCache(reader) as SqliteConnection });
   const mutex = createMutex();
   // Which write() the running code is inside of: a store-level write() from inside one would
   // wait for its own mutex forever; it is refused with a clear error instead.
@@ -145,7 +149,6 @@ export function openSqliteDatabase(path: string, options: SqliteOptions = {}): S
   /** BEGIN IMMEDIATE, retried asynchronously while another process holds the write lock. */
   async function begin(): Promise<void> {
     const deadline = performance.now() + lockTimeoutMs;
-    let waitMs = 1;
     for (;;) {
       try {
         writer.exec("BEGIN IMMEDIATE");
@@ -157,8 +160,7 @@ export function openSqliteDatabase(path: string, options: SqliteOptions = {}): S
             `the database is busy: another process has held its write lock for over ${lockTimeoutMs / 1000} s`,
           );
         }
-        await Bun.sleep(waitMs);
-        waitMs = Math.min(waitMs * 2, maxLockPollMs);
+        await Bun.sleep(lockPollMs);
       }
     }
   }
