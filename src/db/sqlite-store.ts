@@ -5,7 +5,7 @@
 // one of them holds the write lock, `write()` waits for it asynchronously, so the event loop
 // (health checks, reads, deliveries) never stalls behind another process's transaction.
 
-import { Database as SqliteConnection, type Statement } from "bun:sqlite";
+import { Database as SqliteConnection } from "bun:sqlite";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
@@ -104,9 +104,12 @@ export function openSqliteDatabase(path: string, options: SqliteOptions = {}): S
     throw error;
   }
   const lockTimeoutMs = options.lockTimeoutMs ?? defaultLockTimeoutMs;
-  // Each SQL text compiled once per connection (sqlite-statement-cache.ts).
-  const writerOrm = drizzle({ client: withStatementCache(writer) as SqliteConnection });
-  const readerOrm = drizzle({ client: withStatementCache(reader) as SqliteConnection });
+  // Each SQL text compiled once per connection (sqlite-statement-cache.ts), for drizzle's
+  // queries and the hot paths' statements of fixed text (Db.prepared) alike.
+  const writerStatements = withStatementCache(writer);
+  const readerStatements = withStatementCache(reader);
+  const writerOrm = drizzle({ client: writerStatements as SqliteConnection });
+  const readerOrm = drizzle({ client: readerStatements as SqliteConnection });
   const mutex = createMutex();
   // Which write() the running code is inside of: a store-level write() from inside one would
   // wait for its own mutex forever; it is refused with a clear error instead.
@@ -117,33 +120,11 @@ export function openSqliteDatabase(path: string, options: SqliteOptions = {}): S
     (orm: typeof writerOrm) =>
     <T>(query: SQL): Promise<T[]> =>
       Promise.resolve(orm.all<T>(query));
-  /**
-   * Statements of fixed text (Db.prepared), prepared once per connection and finalized when it
-   * closes; the texts are constants in the code, so the cache stays small.
-   */
-  const preparedOn = (connection: SqliteConnection) => {
-    const statements = new Map<string, Statement>();
-    const get = (sqlText: string): Statement => {
-      let statement = statements.get(sqlText);
-      if (!statement) {
-        statement = connection.prepare(sqlText);
-        statements.set(sqlText, statement);
-      }
-      return statement;
-    };
-    const finalize = () => {
-      for (const statement of statements.values()) statement.finalize();
-      statements.clear();
-    };
-    return { get, finalize };
-  };
-  const writerStatements = preparedOn(writer);
-  const readerStatements = preparedOn(reader);
   const txHandle = transactionHandle(writerOrm, {
     engine: "sqlite",
     t: tables,
     rows: rowsOf(writerOrm),
-    prepared: writerStatements.get,
+    prepared: writerStatements.prepare,
   });
 
   /** BEGIN IMMEDIATE, retried asynchronously while another process holds the write lock. */
@@ -249,7 +230,7 @@ export function openSqliteDatabase(path: string, options: SqliteOptions = {}): S
     inTransaction: false,
     write,
     rows: rowsOf(readerOrm),
-    prepared: readerStatements.get,
+    prepared: readerStatements.prepare,
   });
 
   // Moves when any other connection commits: this process's writer, or another process.
@@ -275,8 +256,6 @@ export function openSqliteDatabase(path: string, options: SqliteOptions = {}): S
       try {
         if (closed) return;
         closed = true;
-        readerStatements.finalize();
-        writerStatements.finalize();
         // true: finalize every prepared statement too, so nothing can read a closed database.
         reader.close(true);
         writer.close(true);

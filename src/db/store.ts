@@ -84,9 +84,9 @@ export interface Db extends QueryBuilder {
   rows<T>(query: SQL): Promise<T[]>;
   /**
    * SQLite only (undefined on PostgreSQL): the statement of this fixed SQL text on this handle's
-   * connection, prepared on first use and kept with the connection, for hot paths (claims,
-   * outcome batches) where drizzle building and SQLite preparing each statement anew cost more
-   * than the statement itself. Parameters are positional (`?`); values as the driver gives them.
+   * connection, prepared on first use and kept with the connection (in the cache drizzle's
+   * queries use too, db/sqlite-statement-cache.ts), for hot paths (claims, outcome batches) where
+   * drizzle's building of each statement costs more than the statement itself. Parameters are positional (`?`); values as the driver gives them.
    */
   readonly prepared?: (sqlText: string) => Statement;
 }
