@@ -264,7 +264,9 @@ export function createV1App(
       requestIds: deps.requestIds,
       log: services.log,
       metrics: services.metrics,
+      answersLate: db.engine === "postgres",
     }),
+    answersLate: db.engine === "postgres",
   });
   return {
     app,

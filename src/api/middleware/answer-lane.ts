@@ -7,6 +7,7 @@
 import type { Clock } from "../../core/clock.ts";
 import { requestIdHeader } from "../../core/errors.ts";
 import { createRequestRecorder, type RequestRecorder } from "../../http/access-log.ts";
+import { lateAnswerBody, lateBodyCorkedBytes } from "../../http/late-answer.ts";
 import type { RequestIds } from "../../http/request-id.ts";
 import type { KeyAuthenticator } from "../../keys/authenticate.ts";
 import type { Logger } from "../../log/log.ts";
@@ -42,6 +43,11 @@ export function createCachedAnswerLane(deps: {
   metrics: Metrics;
   /** Where a request with no remembered answer goes before the router (read-lane.ts). */
   fresh?: ReadLane;
+  /**
+   * Whether an answer that waited for the database is given after the request's turn of the
+   * event loop (PostgreSQL: a round trip), so a large body goes as one write (http/late-answer.ts).
+   */
+  answersLate?: boolean;
   /** Every answer given from the remembered answers is added here (for diagnostics and tests). */
   served?: WeakSet<Response>;
 }): CachedAnswerLane {
@@ -68,6 +74,7 @@ export function createCachedAnswerLane(deps: {
     access: ApiAccess,
     now: Date,
     started: number,
+    late: boolean,
   ): Response | Promise<Response | undefined> | undefined => {
     if (!access.ok) {
       deps.checked.set(request, access);
@@ -79,12 +86,33 @@ export function createCachedAnswerLane(deps: {
       deps.checked.set(request, access);
       return deps.fresh?.(request, principal, now, started);
     }
-    if (!deps.rateLimiter) return respond(request, access, remembered, undefined, started);
+    if (!deps.rateLimiter) return given(request, access, remembered, undefined, started, late);
     // In memory while the process holds allowance for the account (shared-rate-limit.ts).
     const limit = deps.rateLimiter.consume(principal.serviceAccountId, now);
-    if (!(limit instanceof Promise)) return respond(request, access, remembered, limit, started);
+    if (!(limit instanceof Promise)) {
+      return given(request, access, remembered, limit, started, late);
+    }
     return limit
-      .then((decided) => respond(request, access, remembered, decided, started))
+      .then((decided) => given(request, access, remembered, decided, started, true))
+      .catch(() => undefined);
+  };
+  /** The answer, or a promise of it when a late one's body must be read first. */
+  const given = (
+    request: Request,
+    access: ApiAccess & { ok: true },
+    remembered: CachedAnswer,
+    limit: RateLimitDecision | undefined,
+    started: number,
+    late: boolean,
+  ): Response | Promise<Response | undefined> | undefined => {
+    const sentWhole =
+      !(late && deps.answersLate && remembered.size > lateBodyCorkedBytes) ||
+      (limit !== undefined && !limit.allowed) ||
+      ifNoneMatchMatches(request.headers.get("if-none-match"), remembered.etag);
+    if (sentWhole) return respond(request, access, remembered, limit, started, undefined);
+    return remembered.body
+      .bytes()
+      .then((bytes) => respond(request, access, remembered, limit, started, bytes))
       .catch(() => undefined);
   };
   const respond = (
@@ -93,6 +121,8 @@ export function createCachedAnswerLane(deps: {
     remembered: CachedAnswer,
     limit: RateLimitDecision | undefined,
     started: number,
+    /** A late answer's body (given): sent as one write, framed chunked. */
+    lateBytes: Uint8Array<ArrayBuffer> | undefined,
   ): Response | undefined => {
     const { principal } = access;
     // A refusal counts nothing, so the router's own check refuses this request the same way.
@@ -103,7 +133,14 @@ export function createCachedAnswerLane(deps: {
     const requestId = deps.requestIds.next();
     // A conditional read is decided after the key and the limit, like the router's (etag.ts).
     const unchanged = ifNoneMatchMatches(request.headers.get("if-none-match"), remembered.etag);
-    const response = unchanged ? remembered.notModified.clone() : remembered.template.clone();
+    const response = unchanged
+      ? remembered.notModified.clone()
+      : lateBytes
+        ? new Response(lateAnswerBody(lateBytes), {
+            status: 200,
+            headers: new Headers(remembered.template.headers),
+          })
+        : remembered.template.clone();
     if (limit) setRateLimitState(response.headers, limit);
     response.headers.set(requestIdHeader, requestId);
     recorderFor(
@@ -124,9 +161,9 @@ export function createCachedAnswerLane(deps: {
     try {
       const now = deps.clock.now();
       const access = checkApiAccess(deps.authenticator, request.headers.get("authorization"), now);
-      if (!(access instanceof Promise)) return answer(request, access, now, started);
+      if (!(access instanceof Promise)) return answer(request, access, now, started, false);
       return access
-        .then((checked) => answer(request, checked, now, started))
+        .then((checked) => answer(request, checked, now, started, true))
         .catch(() => undefined);
     } catch {
       return undefined;

@@ -20,6 +20,8 @@ export interface CachedAnswer {
    * a Blob the clones share, and copying headers is cheaper than building them (BENCHMARKS.md).
    */
   template: Response;
+  /** The template's body, for an answer given late (http/late-answer.ts). */
+  body: Blob;
   /** The body's size in bytes (what the cache's memory bound counts). */
   size: number;
   /** The route pattern, for the access log and metrics. */
@@ -120,6 +122,7 @@ export function cachedAnswerOf(
   }
   return {
     template: new Response(body, { status: 200, headers }),
+    body,
     size: body.size,
     route,
     etag,

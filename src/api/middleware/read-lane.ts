@@ -12,6 +12,7 @@
 import { z } from "@hono/zod-openapi";
 import { requestIdHeader } from "../../core/errors.ts";
 import { createRequestRecorders } from "../../http/access-log.ts";
+import { lateAnswerBody } from "../../http/late-answer.ts";
 import type { RequestIds } from "../../http/request-id.ts";
 import type { Logger } from "../../log/log.ts";
 import type { Metrics } from "../../metrics/metrics.ts";
@@ -106,7 +107,13 @@ export function createReadLane(deps: {
   requestIds: RequestIds;
   log: Logger;
   metrics: Metrics;
+  /**
+   * Whether a read is answered after the request's turn of the event loop (PostgreSQL: a round
+   * trip), so a large body goes as one write (http/late-answer.ts).
+   */
+  answersLate?: boolean;
 }): ReadLane {
+  const utf8 = new TextEncoder();
   // By segment count; the router's first registered route wins on a tie, so the lane's too.
   const bySegments = new Map<number, LaneRoute[]>();
   for (const route of deps.routes) {
@@ -169,7 +176,10 @@ export function createReadLane(deps: {
       if (ifNoneMatchMatches(request.headers.get("if-none-match"), etag)) {
         response = notModifiedResponse(headers);
       } else {
-        response = new Response(body, { status: 200, headers });
+        response = new Response(deps.answersLate ? lateAnswerBody(utf8.encode(body)) : body, {
+          status: 200,
+          headers,
+        });
         if (
           route.rememberable &&
           !unremembered &&
