@@ -120,7 +120,9 @@ export function createV1App(
       : undefined;
   const answers = createAnswerCache(answerCacheLimits);
   const auth = apiAuthMiddleware({ authenticator, rateLimiter, checked, decided });
-  const remember = rememberAnswersMiddleware({ answers, clock });
+  // PostgreSQL's answers wait for a round trip: given late, they are sent from bytes kept.
+  const answersLate = db.engine === "postgres";
+  const remember = rememberAnswersMiddleware({ answers, clock, keepBytes: answersLate });
   // After `remember`, so the answers it keeps carry their tag and a 304 is never kept.
   const tag = entityTagMiddleware();
   // Hono's `/accounts/*` also matches `/accounts` itself.
@@ -264,9 +266,9 @@ export function createV1App(
       requestIds: deps.requestIds,
       log: services.log,
       metrics: services.metrics,
-      answersLate: db.engine === "postgres",
+      answersLate,
     }),
-    answersLate: db.engine === "postgres",
+    answersLate,
   });
   return {
     app,

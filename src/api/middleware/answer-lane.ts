@@ -96,7 +96,7 @@ export function createCachedAnswerLane(deps: {
       .then((decided) => given(request, access, remembered, decided, started, true))
       .catch(() => undefined);
   };
-  /** The answer, or a promise of it when a late one's body must be read first. */
+  /** A late answer's body goes as one write when it is too large to be corked (late-answer.ts). */
   const given = (
     request: Request,
     access: ApiAccess & { ok: true },
@@ -104,16 +104,13 @@ export function createCachedAnswerLane(deps: {
     limit: RateLimitDecision | undefined,
     started: number,
     late: boolean,
-  ): Response | Promise<Response | undefined> | undefined => {
-    const sentWhole =
-      !(late && deps.answersLate && remembered.size > lateBodyCorkedBytes) ||
-      (limit !== undefined && !limit.allowed) ||
-      ifNoneMatchMatches(request.headers.get("if-none-match"), remembered.etag);
-    if (sentWhole) return respond(request, access, remembered, limit, started, undefined);
-    return remembered.body
-      .bytes()
-      .then((bytes) => respond(request, access, remembered, limit, started, bytes))
-      .catch(() => undefined);
+  ): Response | undefined => {
+    const { bytes } = remembered;
+    const lateBytes =
+      late && deps.answersLate && bytes && bytes.byteLength > lateBodyCorkedBytes
+        ? bytes
+        : undefined;
+    return respond(request, access, remembered, limit, started, lateBytes);
   };
   const respond = (
     request: Request,

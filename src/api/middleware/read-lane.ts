@@ -176,16 +176,20 @@ export function createReadLane(deps: {
       if (ifNoneMatchMatches(request.headers.get("if-none-match"), etag)) {
         response = notModifiedResponse(headers);
       } else {
-        response = new Response(deps.answersLate ? lateAnswerBody(utf8.encode(body)) : body, {
-          status: 200,
-          headers,
-        });
+        // Late answers (PostgreSQL) go as bytes, which a remembered answer keeps too.
+        const bytes = deps.answersLate ? utf8.encode(body) : undefined;
+        response = new Response(bytes ? lateAnswerBody(bytes) : body, { status: 200, headers });
         if (
           route.rememberable &&
           !unremembered &&
           deps.answers.askedBefore(principal, request.url, now)
         ) {
-          const remembered = cachedAnswerOf(headers, new Blob([body]), route.pattern);
+          const remembered = cachedAnswerOf(
+            headers,
+            new Blob([bytes ?? body]),
+            route.pattern,
+            bytes,
+          );
           if (remembered) deps.answers.set(principal, request.url, now, remembered);
         }
       }
