@@ -133,9 +133,10 @@ export function createCachedAnswerLane(deps: {
     const response = unchanged
       ? remembered.notModified.clone()
       : lateBytes
-        ? new Response(lateAnswerBody(lateBytes), {
+        ? // The init's headers are copied into the answer's own (Fetch), the template's stay.
+          new Response(lateAnswerBody(lateBytes), {
             status: 200,
-            headers: new Headers(remembered.template.headers),
+            headers: remembered.template.headers,
           })
         : remembered.template.clone();
     if (limit) setRateLimitState(response.headers, limit);
