@@ -10,7 +10,7 @@ import { openDatabase } from "../../src/db/open.ts";
 import { createLogger, silentLogger } from "../../src/log/log.ts";
 import type { AttemptOutcome } from "../../src/webhooks/delivery/attempt-outcome.ts";
 import type { ClaimedDelivery } from "../../src/webhooks/delivery/claimed-delivery.ts";
-import { claimDueDeliveries } from "../../src/webhooks/delivery/claims.ts";
+import { claimDueDeliveries, planClaim } from "../../src/webhooks/delivery/claims.ts";
 import {
   createDispatcher,
   type Dispatcher,
@@ -20,6 +20,7 @@ import {
 import { recordOutcomes } from "../../src/webhooks/delivery/outcomes.ts";
 import { retryDelaysMs } from "../../src/webhooks/delivery/retry-schedule.ts";
 import { senderFromConfig } from "../../src/webhooks/delivery/sender.ts";
+import { recordAndClaimOnPostgres } from "../../src/webhooks/delivery/turn-postgres.ts";
 import { listDeliveries } from "../../src/webhooks/delivery-log/log.ts";
 import { getEndpoint } from "../../src/webhooks/endpoints/records.ts";
 import {
@@ -471,6 +472,66 @@ describe("turns on SQLite", () => {
       expect(rows.map((row) => row.status)).toEqual(Array(5).fill("succeeded"));
       expect(stats().delivery_turn?.transactions).toBeGreaterThanOrEqual(1);
       expect(stats().delivery_outcomes).toBeUndefined();
+    },
+  );
+});
+
+describe("turns on PostgreSQL", () => {
+  test.skipIf(testEngine !== "postgres")(
+    "a turn whose batch holds successes only records it and claims in one transaction, and the claim sees the leases the batch ended",
+    async () => {
+      const s = await setup();
+      await registerVerified(s, ok);
+      const [firstEvent, secondEvent] = await raise(s, 2);
+      // One lease per endpoint: the first delivery holds it, so a claim on its own finds no room.
+      const [held] = await claimNow(s, 1, { endpointCap: 1 });
+      expect(held?.eventId).toBe(firstEvent);
+      expect(await claimNow(s, 1, { endpointCap: 1 })).toEqual([]);
+      const now = s.clock.now();
+      const plan = await planClaim(s.services.db, {
+        now,
+        leaseUntil: new Date(now.getTime() + deliveryLeaseMs),
+        limit: 1,
+        endpointRoom: () => 1,
+        fullEndpoints: [],
+        endpointCap: 1,
+      });
+      const succeeded: AttemptOutcome = {
+        delivery: held as ClaimedDelivery,
+        result: {
+          startedAt: now,
+          durationMs: 3,
+          ok: true,
+          statusCode: 200,
+          errorClass: null,
+          errorMessage: null,
+        },
+      };
+      const deps = { db: s.services.db, clock: s.clock, log: silentLogger };
+      const claimed = await recordAndClaimOnPostgres(deps, [succeeded], plan);
+      expect(claimed.map((delivery) => delivery.eventId)).toEqual([secondEvent as string]);
+      const rows = await s.services.db
+        .select({
+          eventId: deliveries.eventId,
+          status: deliveries.status,
+          token: deliveries.claimToken,
+        })
+        .from(deliveries)
+        .where(inArray(deliveries.eventId, [firstEvent as string, secondEvent as string]));
+      const byEvent = new Map(rows.map((row) => [row.eventId, row]));
+      expect(byEvent.get(firstEvent as string)?.status).toBe("succeeded");
+      expect(byEvent.get(secondEvent as string)).toMatchObject({
+        status: "pending",
+        token: claimed[0]?.claimToken,
+      });
+      // A batch with a failure is not the turn's: its streaks are decided serializable.
+      await expect(
+        recordAndClaimOnPostgres(
+          deps,
+          [{ ...succeeded, result: { ...succeeded.result, ok: false } }],
+          undefined,
+        ),
+      ).rejects.toThrow("a batch with failures has a turn of its own");
     },
   );
 });

@@ -31,6 +31,7 @@ import { recordFinishedAttempts } from "./outcome-recorder.ts";
 import { sendAttempt } from "./send-attempt.ts";
 import { createSendSlots } from "./send-slots.ts";
 import { deliveryTimeoutMs, type Sender } from "./sender.ts";
+import { recordAndClaimOnPostgres, sharesTurnOnPostgres } from "./turn-postgres.ts";
 import { recordAndClaimOnSqlite } from "./turn-sqlite.ts";
 import { createTurns } from "./turns.ts";
 
@@ -162,11 +163,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   }
 
   /**
-   * A turn: record what finished, then claim into the freed slots; on SQLite both in one write
-   * transaction (turn-sqlite.ts), on PostgreSQL each in its own.
+   * A turn: record what finished, then claim into the freed slots, both in one transaction
+   * (turn-sqlite.ts, turn-postgres.ts); on PostgreSQL a batch with failures and the claim each
+   * in its own.
    */
   async function turn(): Promise<void> {
-    if (db.engine !== "sqlite") {
+    if (db.engine !== "sqlite" && !sharesTurnOnPostgres(finished)) {
       await flush();
       await claim();
       return;
@@ -181,7 +183,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       log.error("claiming deliveries failed", { error });
     }
     if (batch.length === 0 && !plan) return;
-    await accept(await recordAndClaimOnSqlite(recorder, batch, plan));
+    await accept(
+      db.engine === "sqlite"
+        ? await recordAndClaimOnSqlite(recorder, batch, plan)
+        : await recordAndClaimOnPostgres(recorder, batch, plan),
+    );
   }
 
   /** Sending: queued deliveries start while there are free send slots. */

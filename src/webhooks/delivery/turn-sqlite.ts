@@ -1,8 +1,8 @@
 // A turn's writes on SQLite in one transaction: the outcome batch, then the claim. SQLite has one
 // write lock for every process on the file, so a turn that took it twice (the batch, then the
 // claim) waited for it twice behind other writers and paid two BEGIN/COMMITs with their WAL
-// writes; the claim's rows also share pages with the batch's. PostgreSQL keeps the two apart:
-// the batch runs serializable, the claim read committed (claims-postgres.ts).
+// writes; the claim's rows also share pages with the batch's. PostgreSQL does the same for a
+// batch of successes only (turn-postgres.ts); a batch with failures runs serializable on its own.
 
 import type { AttemptOutcome } from "./attempt-outcome.ts";
 import type { ClaimedDelivery } from "./claimed-delivery.ts";
