@@ -20,7 +20,7 @@ import {
 import { recordOutcomes } from "../../src/webhooks/delivery/outcomes.ts";
 import { retryDelaysMs } from "../../src/webhooks/delivery/retry-schedule.ts";
 import { senderFromConfig } from "../../src/webhooks/delivery/sender.ts";
-import { recordAndClaimOnPostgres } from "../../src/webhooks/delivery/turn-postgres.ts";
+import { recordAndClaim } from "../../src/webhooks/delivery/turn-transaction.ts";
 import { listDeliveries } from "../../src/webhooks/delivery-log/log.ts";
 import { getEndpoint } from "../../src/webhooks/endpoints/records.ts";
 import {
@@ -508,7 +508,7 @@ describe("turns on PostgreSQL", () => {
         },
       };
       const deps = { db: s.services.db, clock: s.clock, log: silentLogger };
-      const claimed = await recordAndClaimOnPostgres(deps, [succeeded], plan);
+      const claimed = await recordAndClaim(deps, [succeeded], plan);
       expect(claimed.map((delivery) => delivery.eventId)).toEqual([secondEvent as string]);
       const rows = await s.services.db
         .select({
@@ -526,7 +526,7 @@ describe("turns on PostgreSQL", () => {
       });
       // A batch with a failure is not the turn's: its streaks are decided serializable.
       await expect(
-        recordAndClaimOnPostgres(
+        recordAndClaim(
           deps,
           [{ ...succeeded, result: { ...succeeded.result, ok: false } }],
           undefined,

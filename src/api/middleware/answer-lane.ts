@@ -86,31 +86,15 @@ export function createCachedAnswerLane(deps: {
       deps.checked.set(request, access);
       return deps.fresh?.(request, principal, now, started);
     }
-    if (!deps.rateLimiter) return given(request, access, remembered, undefined, started, late);
+    if (!deps.rateLimiter) return respond(request, access, remembered, undefined, started, late);
     // In memory while the process holds allowance for the account (shared-rate-limit.ts).
     const limit = deps.rateLimiter.consume(principal.serviceAccountId, now);
     if (!(limit instanceof Promise)) {
-      return given(request, access, remembered, limit, started, late);
+      return respond(request, access, remembered, limit, started, late);
     }
     return limit
-      .then((decided) => given(request, access, remembered, decided, started, true))
+      .then((decided) => respond(request, access, remembered, decided, started, true))
       .catch(() => undefined);
-  };
-  /** A late answer's body goes as one write when it is too large to be corked (late-answer.ts). */
-  const given = (
-    request: Request,
-    access: ApiAccess & { ok: true },
-    remembered: CachedAnswer,
-    limit: RateLimitDecision | undefined,
-    started: number,
-    late: boolean,
-  ): Response | undefined => {
-    const { bytes } = remembered;
-    const lateBytes =
-      late && deps.answersLate && bytes && bytes.byteLength > lateBodyCorkedBytes
-        ? bytes
-        : undefined;
-    return respond(request, access, remembered, limit, started, lateBytes);
   };
   const respond = (
     request: Request,
@@ -118,8 +102,8 @@ export function createCachedAnswerLane(deps: {
     remembered: CachedAnswer,
     limit: RateLimitDecision | undefined,
     started: number,
-    /** A late answer's body (given): sent as one write, framed chunked. */
-    lateBytes: Uint8Array<ArrayBuffer> | undefined,
+    /** Given after the request's turn of the event loop (the key check or the limit waited). */
+    late: boolean,
   ): Response | undefined => {
     const { principal } = access;
     // A refusal counts nothing, so the router's own check refuses this request the same way.
@@ -130,6 +114,11 @@ export function createCachedAnswerLane(deps: {
     const requestId = deps.requestIds.next();
     // A conditional read is decided after the key and the limit, like the router's (etag.ts).
     const unchanged = ifNoneMatchMatches(request.headers.get("if-none-match"), remembered.etag);
+    // A late answer's body too large to be corked goes as one write (late-answer.ts).
+    const lateBytes =
+      late && deps.answersLate && (remembered.bytes?.byteLength ?? 0) > lateBodyCorkedBytes
+        ? remembered.bytes
+        : undefined;
     const response = unchanged
       ? remembered.notModified.clone()
       : lateBytes

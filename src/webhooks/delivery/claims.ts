@@ -92,19 +92,21 @@ export async function planClaim(db: Db, request: ClaimRequest): Promise<ClaimPla
  * leave together: nothing in the transaction waits for their answer.
  */
 async function takeClaimOnPostgres(db: Db, plan: ClaimPlan): Promise<ClaimedDelivery[]> {
-  const rows = await db.write((tx) => takeClaimOnPostgresIn(tx, plan), {
+  const rows = await db.write((tx) => claimPlannedOnPostgres(tx, plan), {
     isolation: "read committed",
     purpose: "delivery_claim",
     commitWithWork: true,
   });
-  return sendableOnPostgres(db, rows, plan);
+  // Rows of an endpoint no longer active and verified are cancelled in a transaction of their
+  // own; until then they are leased to this claim, so no one sends them (and should this
+  // process die first, the next claim after the lease finds and cancels them).
+  const { claimToken, request } = plan;
+  if (rows.every((row) => eligible(row))) return sendableOf(db, rows, claimToken, request.now);
+  return db.write((tx) => sendableOf(tx, rows, claimToken, request.now));
 }
 
-/**
- * The claim's statements inside the caller's read-committed transaction on PostgreSQL (a turn's,
- * after its outcome batch: turn-postgres.ts); the claimed rows, before sendableOnPostgres.
- */
-export function takeClaimOnPostgresIn(tx: Db, plan: ClaimPlan): Promise<ClaimedRow[]> {
+/** The claim's statements on PostgreSQL, inside the caller's read-committed transaction. */
+function claimPlannedOnPostgres(tx: Db, plan: ClaimPlan): Promise<ClaimedRow[]> {
   const { picked, endpointOf, claimToken, request } = plan;
   const endpoints = [...new Set(picked.map((id) => endpointOf.get(id) as string))].sort();
   return claimOnPostgres(tx, {
@@ -118,22 +120,18 @@ export function takeClaimOnPostgresIn(tx: Db, plan: ClaimPlan): Promise<ClaimedR
   });
 }
 
-/** The rows a PostgreSQL claim committed, as deliveries to send. */
-export async function sendableOnPostgres(
-  db: Db,
-  rows: ClaimedRow[],
-  plan: ClaimPlan,
-): Promise<ClaimedDelivery[]> {
-  const { claimToken, request } = plan;
-  // Rows of an endpoint no longer active and verified are cancelled in a transaction of their
-  // own; until then they are leased to this claim, so no one sends them (and should this
-  // process die first, the next claim after the lease finds and cancels them).
-  if (rows.every((row) => eligible(row))) return sendableOf(db, rows, claimToken, request.now);
-  return db.write((tx) => sendableOf(tx, rows, claimToken, request.now));
+/**
+ * Takes the planned rows still pending and due inside the caller's write transaction (a turn's,
+ * after its outcome batch: turn-transaction.ts), on either engine.
+ */
+export async function takeClaimIn(tx: Db, plan: ClaimPlan): Promise<ClaimedDelivery[]> {
+  if (tx.engine === "sqlite") return takeClaim(tx, plan);
+  const rows = await claimPlannedOnPostgres(tx, plan);
+  return sendableOf(tx, rows, plan.claimToken, plan.request.now);
 }
 
 /** Takes the planned rows still pending and due on SQLite, inside the caller's write transaction. */
-export async function takeClaim(tx: Db, plan: ClaimPlan): Promise<ClaimedDelivery[]> {
+async function takeClaim(tx: Db, plan: ClaimPlan): Promise<ClaimedDelivery[]> {
   const { picked, endpointOf, claimToken, request } = plan;
   const now = request.now;
   const ids =

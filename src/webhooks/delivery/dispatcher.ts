@@ -1,8 +1,8 @@
 // The delivery dispatcher (at-least-once: nothing claimed is lost to a crash) wires four parts,
 // each in a file of its own: claiming (claims.ts, with a lease, ahead of the sender
 // into send-slots.ts), sending (send-attempt.ts, under a global and a per-endpoint cap),
-// recording (outcome-recorder.ts, a batch per turn; on SQLite in the claim's transaction:
-// turn-sqlite.ts) and scheduling (turns.ts). A
+// recording (outcome-recorder.ts, a batch per turn, in the claim's transaction:
+// turn-transaction.ts) and scheduling (turns.ts). A
 // finished send frees its slot at once and the next claimed delivery starts without waiting for
 // the database; its outcome is recorded in the next turn. It wakes at once when this process
 // commits deliveries (outbox signal) and ticks every second (croner) for due retries and for
@@ -31,8 +31,7 @@ import { recordFinishedAttempts } from "./outcome-recorder.ts";
 import { sendAttempt } from "./send-attempt.ts";
 import { createSendSlots } from "./send-slots.ts";
 import { deliveryTimeoutMs, type Sender } from "./sender.ts";
-import { recordAndClaimOnPostgres, sharesTurnOnPostgres } from "./turn-postgres.ts";
-import { recordAndClaimOnSqlite } from "./turn-sqlite.ts";
+import { recordAndClaim, sharesTurnTransaction } from "./turn-transaction.ts";
 import { createTurns } from "./turns.ts";
 
 /** Longer than the 10 s exchange plus recording, so a live send is never re-claimed. */
@@ -164,11 +163,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
   /**
    * A turn: record what finished, then claim into the freed slots, both in one transaction
-   * (turn-sqlite.ts, turn-postgres.ts); on PostgreSQL a batch with failures and the claim each
-   * in its own.
+   * (turn-transaction.ts); on PostgreSQL a batch with failures and the claim each in its own.
    */
   async function turn(): Promise<void> {
-    if (db.engine !== "sqlite" && !sharesTurnOnPostgres(finished)) {
+    if (!sharesTurnTransaction(db.engine, finished)) {
       await flush();
       await claim();
       return;
@@ -183,11 +181,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       log.error("claiming deliveries failed", { error });
     }
     if (batch.length === 0 && !plan) return;
-    await accept(
-      db.engine === "sqlite"
-        ? await recordAndClaimOnSqlite(recorder, batch, plan)
-        : await recordAndClaimOnPostgres(recorder, batch, plan),
-    );
+    await accept(await recordAndClaim(recorder, batch, plan));
   }
 
   /** Sending: queued deliveries start while there are free send slots. */
