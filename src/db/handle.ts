@@ -13,6 +13,7 @@ export interface HandleMembers {
   write<T>(work: (tx: Db) => Promise<T>, options?: WriteOptions): Promise<T>;
   rows<T>(query: SQL): Promise<T[]>;
   prepared?: (sqlText: string) => Statement;
+  commitBehind?: () => void;
 }
 
 export function makeHandle(drizzleObject: object, members: HandleMembers): Db {
@@ -23,6 +24,7 @@ export function makeHandle(drizzleObject: object, members: HandleMembers): Db {
     write: { value: members.write },
     rows: { value: members.rows },
     prepared: { value: members.prepared },
+    commitBehind: { value: members.commitBehind },
   }) as Db;
 }
 
@@ -34,7 +36,7 @@ export function joinTransaction(tx: () => Db) {
 /** The handle a `write()` callback receives: its `write()` joins the transaction. */
 export function transactionHandle(
   drizzleObject: object,
-  members: Pick<HandleMembers, "engine" | "t" | "rows" | "prepared">,
+  members: Pick<HandleMembers, "engine" | "t" | "rows" | "prepared" | "commitBehind">,
 ): Db {
   const tx: Db = makeHandle(drizzleObject, {
     ...members,

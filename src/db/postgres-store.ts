@@ -120,7 +120,8 @@ export function openPostgresDatabase(url: string, options: PostgresOptions = {})
    * transaction (ROLLBACK failed too) is closed by Bun, never handed out again. With
    * `commitWithWork`, COMMIT is started right after the work's first synchronous part, so BEGIN,
    * the work's statements and COMMIT leave in one write; if a statement fails, the server ends
-   * the aborted transaction at that COMMIT with a rollback.
+   * the aborted transaction at that COMMIT with a rollback. The work's `tx.commitBehind()` does
+   * the same later, behind the statements it has started by then.
    */
   async function transaction<T>(
     isolationLevel: NonNullable<WriteOptions["isolation"]>,
@@ -148,10 +149,17 @@ export function openPostgresDatabase(url: string, options: PostgresOptions = {})
           committed
             ? Promise.reject(new Error("commitWithWork: a statement started after COMMIT was sent"))
             : rowsOnConnection<R>(query);
-        const running = work(transactionHandle(txOrm, { engine: "postgres", t: tables, rows }));
-        // Started after the statements the work started through rows() before its first await.
-        committed = commitWithWork ? connection`COMMIT`.then(() => undefined) : undefined;
-        committed?.catch(() => undefined);
+        // Started after the statements the work has started through rows() so far.
+        const commitBehind = () => {
+          if (committed) return;
+          committed = connection`COMMIT`.then(() => undefined);
+          committed.catch(() => undefined);
+        };
+        const running = work(
+          transactionHandle(txOrm, { engine: "postgres", t: tables, rows, commitBehind }),
+        );
+        // The statements the work started before its first await.
+        if (commitWithWork) commitBehind();
         result = await running;
       } catch (error) {
         // BEGIN's own failure explains the work's (it ran outside a transaction block).

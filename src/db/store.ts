@@ -89,6 +89,14 @@ export interface Db extends QueryBuilder {
    * drizzle's building of each statement costs more than the statement itself. Parameters are positional (`?`); values as the driver gives them.
    */
   readonly prepared?: (sqlText: string) => Statement;
+  /**
+   * PostgreSQL, inside `write()` only (undefined elsewhere): sends COMMIT now, right behind the
+   * statements the work has started, so they and COMMIT leave in one write, as
+   * `commitWithWork` does for a work's first statements; for a work whose last statements
+   * depend on an earlier answer. The work starts no statement after it (refused), and its
+   * promise carries any statement's error (the server then ends the transaction in a rollback).
+   */
+  readonly commitBehind?: () => void;
 }
 
 /** An open database: the `Db` of feature code plus what only operations need. */

@@ -276,6 +276,44 @@ describe.if(testEngine === "postgres")("PostgreSQL: serializable, retried", () =
     ).rejects.toThrow("a statement started after COMMIT was sent");
   });
 
+  test("commitBehind: statements started after an answer leave with COMMIT behind them and run inside the transaction; none after it; a failed one commits nothing", async () => {
+    const key = `behind-${newId()}`;
+    const insert = (tx: Db, k: string) =>
+      tx.rows(
+        sql`INSERT INTO instance_meta (key, value, updated_at) VALUES (${k}, 'v', ${Date.now()})`,
+      );
+    const [row] = await database.db.write(async (tx) => {
+      // The second statement depends on the first's answer, so COMMIT cannot leave with the work.
+      const [first] = await tx.rows<{ xid: string }>(sql`SELECT pg_current_xact_id()::text AS xid`);
+      const second = tx.rows<{ xid: string; first: string }>(
+        sql`SELECT pg_current_xact_id()::text AS xid, ${first?.xid ?? ""} AS first`,
+      );
+      const inserted = insert(tx, key);
+      tx.commitBehind?.();
+      await inserted;
+      return second;
+    });
+    expect(row?.first).toBe(row?.xid as string);
+    expect(await meta(database.db, key)).toBe("v");
+    await expect(
+      database.db.write(async (tx) => {
+        await tx.rows(sql`SELECT 1`);
+        const failed = Promise.all([insert(tx, `${key}-failed`), tx.rows(sql`SELECT 1 / 0`)]);
+        tx.commitBehind?.();
+        return failed;
+      }),
+    ).rejects.toThrow();
+    expect(await meta(database.db, `${key}-failed`)).toBeUndefined();
+    await expect(
+      database.db.write(async (tx) => {
+        await tx.rows(sql`SELECT 1`);
+        tx.commitBehind?.();
+        await insert(tx, `${key}-late`);
+      }),
+    ).rejects.toThrow("a statement started after COMMIT was sent");
+    expect(await meta(database.db, `${key}-late`)).toBeUndefined();
+  });
+
   test("serialization failures and deadlocks are what is retried, also when drizzle wraps them", () => {
     const postgresError = (errno: string) => Object.assign(new Error("pg"), { errno });
     expect(isRetryable(postgresError("40001"))).toBe(true);

@@ -5,42 +5,17 @@
 // it, in a transaction of its own), and no plan may read the deliveries table whole or through a
 // bitmap of every pending row.
 import { describe, expect, test } from "bun:test";
-import type { SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type { PostgresDatabase } from "../../src/db/postgres-store.ts";
-import type { Db } from "../../src/db/store.ts";
 import { claimDueDeliveries } from "../../src/webhooks/delivery/claims.ts";
-import { deliveryLeaseMs } from "../../src/webhooks/delivery/dispatcher.ts";
 import { recordAccountEvents } from "../../src/webhooks/events/write.ts";
+import { claimRequestAt } from "../support/claim-requests.ts";
 import { testEngine } from "../support/engine.ts";
+import { recordingDb, type Sent } from "../support/recording-db.ts";
 import { registerVerified, webhookSuite } from "../support/webhooks.ts";
 
 const suite = webhookSuite();
 const accountUuid = "5b0c1f7e-8f2a-4d59-9a51-0d6f3c2b1a90";
-
-/**
- * A handle whose raw statements (its own and its transactions') are recorded in order, with
- * `"begin"` where each transaction starts.
- */
-function recording(db: Db, sent: (SQL | "begin")[]): Db {
-  const wrap = (handle: Db): Db =>
-    Object.create(handle, {
-      rows: {
-        value: (query: SQL) => {
-          sent.push(query);
-          return handle.rows(query);
-        },
-      },
-      write: {
-        value: (work: (tx: Db) => Promise<unknown>, options?: object) =>
-          handle.write((tx) => {
-            sent.push("begin");
-            return work(wrap(tx));
-          }, options),
-      },
-    });
-  return wrap(db);
-}
 
 interface PlanNode {
   "Node Type": string;
@@ -79,21 +54,19 @@ describe("claims on PostgreSQL with no statistics of the backlog", () => {
       // A table never analyzed yet (a new installation's first large sync): the planner knows
       // its size in pages, nothing of its values.
       await burst(3_000);
-      const sent: (SQL | "begin")[] = [];
+      const sent: Sent[] = [];
       const now = s.clock.now();
-      const claimed = await claimDueDeliveries(recording(s.services.db, sent), {
-        now,
-        leaseUntil: new Date(now.getTime() + deliveryLeaseMs),
-        limit: 8,
-        endpointRoom: () => 8,
-        fullEndpoints: [],
-        endpointCap: 8,
-      });
+      const claimed = await claimDueDeliveries(
+        recordingDb(s.services.db, sent),
+        claimRequestAt(now, 8, 8),
+      );
       expect(claimed).toHaveLength(8);
 
       const dialect = new PgDialect();
-      const compiled = sent.map((query) =>
-        query === "begin" ? { sql: "BEGIN", params: [] } : dialect.sqlToQuery(query),
+      const compiled = sent.map((item) =>
+        item.kind === "statement"
+          ? dialect.sqlToQuery(item.query)
+          : { sql: item.kind === "begin" ? "BEGIN" : "COMMIT", params: [] },
       );
       // The candidates' read, the endpoints' locks, the claim: each planned as it was sent.
       const reads = compiled.filter(({ sql }) => /^\s*(SELECT|WITH)/i.test(sql));

@@ -2,6 +2,7 @@
 // on loopback, with a fake clock deciding what is due.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { eq, inArray } from "drizzle-orm";
+import { PgDialect } from "drizzle-orm/pg-core";
 import { tables } from "../support/tables.ts";
 
 const { deliveries, deliveryAttempts, mailOutbox, webhookEndpoints } = tables;
@@ -10,7 +11,7 @@ import { openDatabase } from "../../src/db/open.ts";
 import { createLogger, silentLogger } from "../../src/log/log.ts";
 import type { AttemptOutcome } from "../../src/webhooks/delivery/attempt-outcome.ts";
 import type { ClaimedDelivery } from "../../src/webhooks/delivery/claimed-delivery.ts";
-import { claimDueDeliveries, planClaim } from "../../src/webhooks/delivery/claims.ts";
+import { claimDueDeliveries } from "../../src/webhooks/delivery/claims.ts";
 import {
   createDispatcher,
   type Dispatcher,
@@ -29,6 +30,7 @@ import {
 } from "../../src/webhooks/endpoints/registration.ts";
 import { enableEndpoint, removeEndpoint } from "../../src/webhooks/endpoints/state.ts";
 import { recordAccountEvent } from "../../src/webhooks/events/write.ts";
+import { claimRequestAt, succeededAttempt } from "../support/claim-requests.ts";
 import { testEngine } from "../support/engine.ts";
 import { loopbackNames } from "../support/pki.ts";
 import {
@@ -37,6 +39,7 @@ import {
   type Receiver,
   startReceiver,
 } from "../support/receiver.ts";
+import { recordingDb, type Sent } from "../support/recording-db.ts";
 import { verifyWebhook } from "../support/webhook-verifier.ts";
 import {
   createWebhookSetup,
@@ -488,27 +491,10 @@ describe("turns on PostgreSQL", () => {
       expect(held?.eventId).toBe(firstEvent);
       expect(await claimNow(s, 1, { endpointCap: 1 })).toEqual([]);
       const now = s.clock.now();
-      const plan = await planClaim(s.services.db, {
-        now,
-        leaseUntil: new Date(now.getTime() + deliveryLeaseMs),
-        limit: 1,
-        endpointRoom: () => 1,
-        fullEndpoints: [],
-        endpointCap: 1,
-      });
-      const succeeded: AttemptOutcome = {
-        delivery: held as ClaimedDelivery,
-        result: {
-          startedAt: now,
-          durationMs: 3,
-          ok: true,
-          statusCode: 200,
-          errorClass: null,
-          errorMessage: null,
-        },
-      };
+      const request = claimRequestAt(now, 1, 1);
+      const succeeded = succeededAttempt(held as ClaimedDelivery, now);
       const deps = { db: s.services.db, clock: s.clock, log: silentLogger };
-      const claimed = await recordAndClaim(deps, [succeeded], plan);
+      const claimed = await recordAndClaim(deps, [succeeded], request);
       expect(claimed.map((delivery) => delivery.eventId)).toEqual([secondEvent as string]);
       const rows = await s.services.db
         .select({
@@ -532,6 +518,45 @@ describe("turns on PostgreSQL", () => {
           undefined,
         ),
       ).rejects.toThrow("a batch with failures has a turn of its own");
+    },
+  );
+});
+
+describe("a turn on PostgreSQL in two round trips", () => {
+  test.skipIf(testEngine !== "postgres")(
+    "the batch's statement and the candidates' read leave together, then the claim's statements leave with COMMIT behind them",
+    async () => {
+      const s = await setup();
+      await registerVerified(s, ok);
+      await raise(s, 2);
+      const [held] = await claimNow(s, 1);
+      const now = s.clock.now();
+      const sent: Sent[] = [];
+      const db = recordingDb(s.services.db, sent);
+      const claimed = await recordAndClaim(
+        { db, clock: s.clock, log: silentLogger },
+        [succeededAttempt(held as ClaimedDelivery, now)],
+        claimRequestAt(now, 8, 8),
+      );
+      expect(claimed).toHaveLength(1);
+      const dialect = new PgDialect();
+      const shape = sent.map((item) =>
+        item.kind === "statement"
+          ? `${dialect.sqlToQuery(item.query).sql.trim().split(/\s+/).slice(0, 3).join(" ")} (after ${item.answeredBefore})`
+          : item.kind,
+      );
+      // First round trip: nothing answered before any of them was sent. Second: sent once those
+      // three were answered, COMMIT behind them, nothing after it.
+      expect(shape).toEqual([
+        "begin",
+        "WITH batch AS (after 0)",
+        "SET LOCAL enable_bitmapscan (after 0)",
+        "SELECT id, endpoint_id (after 0)",
+        "SET LOCAL enable_bitmapscan (after 3)",
+        "SELECT pg_advisory_xact_lock(hashtext('svc_endpoint:' || (after 3)",
+        "WITH free AS (after 3)",
+        "commit behind",
+      ]);
     },
   );
 });

@@ -66,12 +66,22 @@ export async function claimDueDeliveries(
 
 /** Reads the due candidates and picks within each endpoint's room; undefined when none. */
 export async function planClaim(db: Db, request: ClaimRequest): Promise<ClaimPlan | undefined> {
-  const now = request.now;
-  const limit = Math.max(request.limit * candidatesPerPlace(db), 64);
+  const limit = candidateLimit(db, request);
   const candidates =
     db.engine === "sqlite"
-      ? sqliteCandidates(db, now, request.fullEndpoints, limit)
-      : await postgresCandidates(db, now, request.fullEndpoints, limit);
+      ? sqliteCandidates(db, request.now, request.fullEndpoints, limit)
+      : await postgresCandidates(db, request.now, request.fullEndpoints, limit);
+  return pickCandidates(candidates, request);
+}
+
+const candidateLimit = (db: Db, request: ClaimRequest) =>
+  Math.max(request.limit * candidatesPerPlace(db), 64);
+
+/** The candidates a claim takes, in due order, within each endpoint's room; undefined when none. */
+function pickCandidates(
+  candidates: { id: string; endpointId: string }[],
+  request: ClaimRequest,
+): ClaimPlan | undefined {
   if (candidates.length === 0) return undefined;
   const taken = new Map<string, number>();
   const picked: string[] = [];
@@ -88,6 +98,32 @@ export async function planClaim(db: Db, request: ClaimRequest): Promise<ClaimPla
 }
 
 /**
+ * The planned claim's statements inside the caller's read-committed transaction on PostgreSQL (a
+ * turn's, after its outcome batch and the candidates' read: turn-transaction.ts), sent with
+ * COMMIT behind them (`commitBehind`); the claimed rows, once committed, go through
+ * sendableAfterClaim.
+ */
+export function claimWithCommitOnPostgres(tx: Db, plan: ClaimPlan): Promise<ClaimedRow[]> {
+  const claimed = claimPlannedOnPostgres(tx, plan);
+  tx.commitBehind?.();
+  return claimed;
+}
+
+/**
+ * The claimed rows of a committed claim to send, once rows of endpoints no longer active and
+ * verified are cancelled (in a transaction of their own, only when there are any).
+ */
+export function sendableAfterClaim(
+  db: Db,
+  rows: ClaimedRow[],
+  plan: ClaimPlan,
+): Promise<ClaimedDelivery[]> {
+  const { claimToken, request } = plan;
+  if (rows.every((row) => eligible(row))) return sendableOf(db, rows, claimToken, request.now);
+  return db.write((tx) => sendableOf(tx, rows, claimToken, request.now));
+}
+
+/**
  * Takes the planned rows still pending and due on PostgreSQL. The claim's statements and COMMIT
  * leave together: nothing in the transaction waits for their answer.
  */
@@ -100,9 +136,7 @@ async function takeClaimOnPostgres(db: Db, plan: ClaimPlan): Promise<ClaimedDeli
   // Rows of an endpoint no longer active and verified are cancelled in a transaction of their
   // own; until then they are leased to this claim, so no one sends them (and should this
   // process die first, the next claim after the lease finds and cancels them).
-  const { claimToken, request } = plan;
-  if (rows.every((row) => eligible(row))) return sendableOf(db, rows, claimToken, request.now);
-  return db.write((tx) => sendableOf(tx, rows, claimToken, request.now));
+  return sendableAfterClaim(db, rows, plan);
 }
 
 /** The claim's statements on PostgreSQL, inside the caller's read-committed transaction. */
@@ -121,17 +155,10 @@ function claimPlannedOnPostgres(tx: Db, plan: ClaimPlan): Promise<ClaimedRow[]> 
 }
 
 /**
- * Takes the planned rows still pending and due inside the caller's write transaction (a turn's,
- * after its outcome batch: turn-transaction.ts), on either engine.
+ * Takes the planned rows still pending and due on SQLite, inside the caller's write transaction
+ * (a claim's own, or a turn's after its outcome batch: turn-transaction.ts).
  */
-export async function takeClaimIn(tx: Db, plan: ClaimPlan): Promise<ClaimedDelivery[]> {
-  if (tx.engine === "sqlite") return takeClaim(tx, plan);
-  const rows = await claimPlannedOnPostgres(tx, plan);
-  return sendableOf(tx, rows, plan.claimToken, plan.request.now);
-}
-
-/** Takes the planned rows still pending and due on SQLite, inside the caller's write transaction. */
-async function takeClaim(tx: Db, plan: ClaimPlan): Promise<ClaimedDelivery[]> {
+export async function takeClaim(tx: Db, plan: ClaimPlan): Promise<ClaimedDelivery[]> {
   const { picked, endpointOf, claimToken, request } = plan;
   const now = request.now;
   const ids =

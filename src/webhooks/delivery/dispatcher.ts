@@ -25,7 +25,7 @@ import { createSigningSecretCache } from "../endpoints/secrets.ts";
 import type { OutboxSignal } from "../events/outbox-signal.ts";
 import type { AttemptOutcome } from "./attempt-outcome.ts";
 import type { ClaimedDelivery } from "./claimed-delivery.ts";
-import { type ClaimPlan, type ClaimRequest, claimDueDeliveries, planClaim } from "./claims.ts";
+import { type ClaimRequest, claimDueDeliveries } from "./claims.ts";
 import { releaseLeases } from "./lease-release.ts";
 import { recordFinishedAttempts } from "./outcome-recorder.ts";
 import { sendAttempt } from "./send-attempt.ts";
@@ -174,14 +174,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const batch = finished;
     finished = [];
     const request = claimRequest();
-    let plan: ClaimPlan | undefined;
-    try {
-      plan = request ? await planClaim(db, request) : undefined;
-    } catch (error) {
-      log.error("claiming deliveries failed", { error });
-    }
-    if (batch.length === 0 && !plan) return;
-    await accept(await recordAndClaim(recorder, batch, plan));
+    if (batch.length === 0 && !request) return;
+    await accept(await recordAndClaim(recorder, batch, request));
   }
 
   /** Sending: queued deliveries start while there are free send slots. */
