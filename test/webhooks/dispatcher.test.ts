@@ -355,6 +355,34 @@ describe("claims (spec 3: only active and verified endpoints receive account eve
     expect(states.filter((r) => r.status === "pending")).toHaveLength(0);
     expect(target.requests.length).toBe(before);
   });
+
+  test("a turn's claim also cancels the due deliveries of an endpoint no longer active, and returns none of them", async () => {
+    const s = await setup();
+    const target = await receiver(() => new Response(null, { status: 200 }));
+    const { endpoint } = await registerVerified(s, target);
+    const [first] = await raise(s, 1);
+    const [held] = await claimNow(s, 1);
+    expect(held?.eventId).toBe(first);
+    const [second] = await raise(s, 1);
+    await s.services.db.write((tx) =>
+      tx
+        .update(webhookEndpoints)
+        .set({ status: "paused" })
+        .where(eq(webhookEndpoints.id, endpoint.id)),
+    );
+    // The turn records the first delivery's success and claims the second, which is cancelled.
+    const now = s.clock.now();
+    const claimed = await recordAndClaim(
+      { db: s.services.db, clock: s.clock, log: silentLogger },
+      [succeededAttempt(held as ClaimedDelivery, now)],
+      claimRequestAt(now, 8, 8),
+    );
+    expect(claimed).toEqual([]);
+    const [done] = await listDeliveries(s.services.db, { eventId: first as string });
+    const [cancelled] = await listDeliveries(s.services.db, { eventId: second as string });
+    expect(done).toMatchObject({ status: "succeeded" });
+    expect(cancelled).toMatchObject({ status: "cancelled" });
+  });
 });
 
 describe("the failure streak across instances", () => {
