@@ -157,7 +157,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       return 0;
     }
     slots.enqueue(claimed);
-    startQueued();
+    if (db.engine === "sqlite") startQueued();
+    // PostgreSQL: the sends start on the event loop's next turn, after the next turn of work
+    // (which starts as this one ends) has sent its first statements: starting a claim's sends
+    // holds the thread for milliseconds, and the server works on those statements meanwhile
+    // instead of waiting for them (BENCHMARKS.md, 2026-12-01; on SQLite the statements run on
+    // this thread, so there is nothing to overlap and the deferral only cost).
+    else if (claimed.length > 0) setImmediate(() => !stopping && startQueued());
     return claimed.length;
   }
 
