@@ -66,22 +66,11 @@ export async function claimDueDeliveries(
 
 /** Reads the due candidates and picks within each endpoint's room; undefined when none. */
 export async function planClaim(db: Db, request: ClaimRequest): Promise<ClaimPlan | undefined> {
-  const limit = candidateLimit(db, request);
+  const limit = Math.max(request.limit * candidatesPerPlace(db), 64);
   const candidates =
     db.engine === "sqlite"
       ? sqliteCandidates(db, request.now, request.fullEndpoints, limit)
       : await postgresCandidates(db, request.now, request.fullEndpoints, limit);
-  return pickCandidates(candidates, request);
-}
-
-const candidateLimit = (db: Db, request: ClaimRequest) =>
-  Math.max(request.limit * candidatesPerPlace(db), 64);
-
-/** The candidates a claim takes, in due order, within each endpoint's room; undefined when none. */
-function pickCandidates(
-  candidates: { id: string; endpointId: string }[],
-  request: ClaimRequest,
-): ClaimPlan | undefined {
   if (candidates.length === 0) return undefined;
   const taken = new Map<string, number>();
   const picked: string[] = [];
