@@ -11,7 +11,7 @@ import { openDatabase } from "../../src/db/open.ts";
 import { createLogger, silentLogger } from "../../src/log/log.ts";
 import type { AttemptOutcome } from "../../src/webhooks/delivery/attempt-outcome.ts";
 import type { ClaimedDelivery } from "../../src/webhooks/delivery/claimed-delivery.ts";
-import { claimDueDeliveries } from "../../src/webhooks/delivery/claims.ts";
+import { type ClaimRequest, claimDueDeliveries } from "../../src/webhooks/delivery/claims.ts";
 import {
   createDispatcher,
   type Dispatcher,
@@ -116,7 +116,11 @@ async function raise(s: WebhookSetup, count = 1): Promise<string[]> {
 }
 
 /** Claims up to `limit` due deliveries at the clock's time, every endpoint with room for them. */
-function claimNow(s: WebhookSetup, limit: number, extra: { endpointCap?: number } = {}) {
+function claimNow(
+  s: WebhookSetup,
+  limit: number,
+  extra: Partial<Pick<ClaimRequest, "endpointCap" | "endpointHoldCap" | "holder">> = {},
+) {
   const now = s.clock.now();
   return claimDueDeliveries(s.services.db, {
     now,
@@ -589,6 +593,46 @@ describe("a turn on PostgreSQL in two round trips", () => {
   );
 });
 
+describe("an endpoint's cap across processes (claims.ts holdCap)", () => {
+  /** A claim by process `holder` (or by one without an id) of up to `limit` deliveries. */
+  function claimAs(s: WebhookSetup, holder: string | undefined, limit: number) {
+    return claimNow(s, limit, {
+      endpointCap: 2,
+      endpointHoldCap: 4,
+      ...(holder ? { holder } : {}),
+    });
+  }
+
+  /** One verified endpoint with six deliveries due. */
+  async function sixDue(): Promise<WebhookSetup> {
+    const s = await setup();
+    await registerVerified(s, ok);
+    await raise(s, 6);
+    return s;
+  }
+
+  test("a process alone on an endpoint holds up to its hold cap; another then gets nothing while the leases exceed the cap", async () => {
+    const s = await sixDue();
+    expect(await claimAs(s, "process-a", 10)).toHaveLength(4);
+    expect(await claimAs(s, "process-a", 10)).toHaveLength(0);
+    expect(await claimAs(s, "process-b", 10)).toHaveLength(0);
+  });
+
+  test("once another process holds leases on the endpoint, every claim keeps the endpoint's leases within the cap", async () => {
+    const s = await sixDue();
+    expect(await claimAs(s, "process-b", 1)).toHaveLength(1);
+    expect(await claimAs(s, "process-a", 10)).toHaveLength(1);
+    expect(await claimAs(s, "process-a", 10)).toHaveLength(0);
+    expect(await claimAs(s, "process-b", 10)).toHaveLength(0);
+  });
+
+  test("a claim without a process id never holds more than the cap (its leases cannot be told from others')", async () => {
+    const s = await sixDue();
+    expect(await claimAs(s, undefined, 10)).toHaveLength(2);
+    expect(await claimAs(s, undefined, 10)).toHaveLength(0);
+  });
+});
+
 describe("concurrency caps", () => {
   test("a slow endpoint gets at most endpointConcurrency sends at once and does not hold up another endpoint", async () => {
     const slow = await receiver(async () => {
@@ -620,8 +664,14 @@ describe("concurrency caps", () => {
     await raise(s, 8);
     const other = openDatabase(s.services.config);
     cleanups.push(() => other.close());
-    const first = dispatcher(s, { concurrency: 8, endpointConcurrency: 2 });
-    const second = dispatcher(s, { concurrency: 8, endpointConcurrency: 2, db: other.db });
+    // Each with a process id, so either may hold twice the cap while alone on the endpoint.
+    const first = dispatcher(s, { concurrency: 8, endpointConcurrency: 2, processId: "first" });
+    const second = dispatcher(s, {
+      concurrency: 8,
+      endpointConcurrency: 2,
+      db: other.db,
+      processId: "second",
+    });
     const sent = await Promise.all([first.runDue(), second.runDue()]);
     expect(sent[0] + sent[1]).toBe(8);
     expect(slow.maxOpen()).toBe(2);

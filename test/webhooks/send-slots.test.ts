@@ -57,27 +57,53 @@ describe("send slots", () => {
     expect(slots.waiting).toBe(2);
   });
 
-  test("an endpoint holding its cap (sending and waiting) is full for claims; others are not", () => {
-    const slots = createSendSlots({ concurrency: 8, endpointConcurrency: 2 });
-    slots.enqueue([delivery("slow")]);
+  test("an endpoint holding its cap twice over (endpointClaimAhead 2, sending and waiting) is full for claims; its sends stay within the cap; others are not full", () => {
+    const slots = createSendSlots({
+      concurrency: 8,
+      endpointConcurrency: 2,
+      endpointClaimAhead: 2,
+    });
+    slots.enqueue([delivery("slow"), delivery("slow"), delivery("slow")]);
     expect(slots.endpointClaimRoom("slow")).toBe(1);
     expect(slots.fullEndpoints()).toEqual([]);
     slots.enqueue([delivery("slow")]);
     expect(slots.endpointClaimRoom("slow")).toBe(0);
     expect(slots.fullEndpoints()).toEqual(["slow"]);
-    expect(slots.endpointClaimRoom("other")).toBe(2);
+    expect(slots.endpointClaimRoom("other")).toBe(4);
+    expect(startAll(slots)).toHaveLength(2);
+    expect(slots.waiting).toBe(2);
+  });
+
+  test("a finished send of an endpoint with deliveries queued starts the next of them at once", () => {
+    const slots = createSendSlots({
+      concurrency: 8,
+      endpointConcurrency: 1,
+      endpointClaimAhead: 2,
+    });
+    const queued = [delivery("a"), delivery("a")];
+    slots.enqueue(queued);
+    const [first] = startAll(slots);
+    expect(slots.startNext()).toBeUndefined();
+    slots.finished(first as ClaimedDelivery);
+    expect(slots.startNext()?.id).toBe(queued[1]?.id);
   });
 
   test("draining the queue (stop) returns what never started and frees its room", () => {
-    const slots = createSendSlots({ concurrency: 1, endpointConcurrency: 1 });
+    const slots = createSendSlots({
+      concurrency: 1,
+      endpointConcurrency: 1,
+      endpointClaimAhead: 2,
+    });
     slots.enqueue(["a", "a"].map(delivery));
     const [sending] = startAll(slots);
+    expect(slots.endpointClaimRoom("a")).toBe(0);
     const unsent = slots.drainQueue();
     expect(unsent).toHaveLength(1);
     expect(slots.waiting).toBe(0);
+    expect(slots.endpointClaimRoom("a")).toBe(1);
     slots.finished(sending as ClaimedDelivery);
     expect(slots.sending).toBe(0);
     expect(slots.claimRoom()).toBe(2);
-    expect(slots.endpointClaimRoom("a")).toBe(1);
+    expect(slots.endpointClaimRoom("a")).toBe(2);
   });
 });

@@ -22,7 +22,10 @@ export interface PostgresClaim {
   leaseUntil: Date;
   claimToken: string;
   holder: string | null;
+  /** The cap while other processes hold leases on the endpoint (claims.ts holdCap). */
   endpointCap?: number;
+  /** The cap for an endpoint no other process holds leases on. */
+  endpointHoldCap?: number;
 }
 
 interface RawRow {
@@ -109,13 +112,18 @@ export async function claimOnPostgres(tx: Db, claim: PostgresClaim): Promise<Cla
             SELECT id, endpoint_id, row_number() OVER (PARTITION BY endpoint_id ORDER BY ord) AS k
             FROM free) f
           LEFT JOIN (
-            -- Leases every process holds: a lease moves next_attempt_at to its end, so the due
-            -- index's range of future attempts holds them, never the endpoint's history.
-            SELECT endpoint_id, count(*) AS n FROM deliveries
+            -- Leases every process holds, and other processes' (claims.ts holdCap): a lease
+            -- moves next_attempt_at to its end, so the due index's range of future attempts
+            -- holds them, never the endpoint's history.
+            SELECT endpoint_id, count(*) AS n,
+              count(*) FILTER (WHERE lease_holder IS NULL OR lease_holder <> ${claim.holder ?? ""})
+                AS others
+            FROM deliveries
             WHERE endpoint_id = ANY(${sql.param(claim.endpoints)}::text[]) AND status = 'pending'
               AND next_attempt_at > ${now} AND lease_expires_at > ${now}
             GROUP BY endpoint_id) leased ON leased.endpoint_id = f.endpoint_id
-          WHERE f.k <= ${claim.endpointCap} - coalesce(leased.n, 0)`;
+          WHERE f.k <= CASE WHEN coalesce(leased.others, 0) > 0 THEN ${claim.endpointCap}
+              ELSE ${claim.endpointHoldCap ?? claim.endpointCap} END - coalesce(leased.n, 0)`;
   const claimed = tx.rows<RawRow>(sql`
     WITH free AS (
       SELECT row.id, row.endpoint_id, picked.ord

@@ -13,10 +13,12 @@ const candidatesSql = `SELECT id, endpoint_id AS endpointId FROM deliveries
   ORDER BY next_attempt_at LIMIT ?`;
 
 /**
- * Leased rows per endpoint: a lease moves next_attempt_at to its end, so the due index's range
- * of future attempts holds every leased row (and scheduled retries), never the endpoint's history.
+ * Leased rows per endpoint, and how many of them other processes hold (a null holder is never
+ * the claiming one's): a lease moves next_attempt_at to its end, so the due index's range of
+ * future attempts holds every leased row (and scheduled retries), never the endpoint's history.
  */
-const leasedSql = `SELECT endpoint_id AS endpointId, count(*) AS n FROM deliveries
+const leasedSql = `SELECT endpoint_id AS endpointId, count(*) AS n,
+    sum(lease_holder IS NULL OR lease_holder IS NOT ?) AS others FROM deliveries
   WHERE endpoint_id IN (SELECT value FROM json_each(?))
     AND status = 'pending' AND next_attempt_at > ? AND lease_expires_at > ?
   GROUP BY endpoint_id`;
@@ -55,12 +57,21 @@ export function sqliteCandidates(
   }[];
 }
 
-/** Leases each of `endpoints` holds right now, across every process on the file. */
-export function sqliteLeasedCounts(db: Db, endpoints: readonly string[], now: Date) {
+/**
+ * Leases each of `endpoints` holds right now, across every process on the file, and how many of
+ * them are not `holder`'s.
+ */
+export function sqliteLeasedCounts(
+  db: Db,
+  endpoints: readonly string[],
+  now: Date,
+  holder: string | null,
+) {
   const at = now.getTime();
-  return statement(db, leasedSql).all(JSON.stringify(endpoints), at, at) as {
+  return statement(db, leasedSql).all(holder, JSON.stringify(endpoints), at, at) as {
     endpointId: string;
     n: number;
+    others: number;
   }[];
 }
 

@@ -24,10 +24,17 @@ export interface ClaimRequest {
   /** Endpoints with no room, skipped by the query so they cannot crowd out the others. */
   fullEndpoints: string[];
   /**
-   * Deliveries of one endpoint leased at once across every process on the database, at most
-   * (its concurrency cap for the whole cluster); checked inside the claim's transaction.
+   * Deliveries of one endpoint sent at once across every process on the database, at most (its
+   * concurrency cap for the whole cluster): while two processes or more hold leases on it, its
+   * leases in all stay within the cap; checked inside the claim's transaction (holdCap).
    */
   endpointCap?: number;
+  /**
+   * Leases this process may hold on an endpoint no other process holds any on (its sends stay
+   * within the cap: send-slots.ts), so its queue runs ahead of its sends; the cap when unset, and
+   * without a `holder` (its own leases could not be told from others').
+   */
+  endpointHoldCap?: number;
   /** The claiming process (service_processes.id), so others can take its leases once it is gone. */
   holder?: string;
 }
@@ -139,7 +146,12 @@ function claimPlannedOnPostgres(tx: Db, plan: ClaimPlan): Promise<ClaimedRow[]> 
     leaseUntil: request.leaseUntil,
     claimToken,
     holder: request.holder ?? null,
-    ...(request.endpointCap === undefined ? {} : { endpointCap: request.endpointCap }),
+    ...(request.endpointCap === undefined
+      ? {}
+      : {
+          endpointCap: request.endpointCap,
+          endpointHoldCap: holdCap(request, false),
+        }),
   });
 }
 
@@ -151,9 +163,7 @@ export async function takeClaim(tx: Db, plan: ClaimPlan): Promise<ClaimedDeliver
   const { picked, endpointOf, claimToken, request } = plan;
   const now = request.now;
   const ids =
-    request.endpointCap === undefined
-      ? picked
-      : withinClusterCap(tx, picked, endpointOf, request.endpointCap, now);
+    request.endpointCap === undefined ? picked : withinClusterCap(tx, picked, endpointOf, request);
   if (ids.length === 0) return [];
   const rows = sqliteTake(tx, {
     ids,
@@ -163,6 +173,21 @@ export async function takeClaim(tx: Db, plan: ClaimPlan): Promise<ClaimedDeliver
     holder: request.holder ?? null,
   });
   return sendableOf(tx, rows, claimToken, now);
+}
+
+/**
+ * Leases one endpoint may carry after a claim by `request`'s process. Each process sends at most
+ * the cap and only what it holds. A process alone on an endpoint may hold more, up to its hold
+ * cap; once two processes hold leases on it, every claim keeps the total within the cap. That
+ * holds as processes come and go: the claim that makes a second holder sees the first one's
+ * leases and may take only what the cap leaves; claims on one endpoint take turns (SQLite's
+ * single writer, PostgreSQL's endpoint locks), each seeing the ones before it. So sends to one
+ * endpoint across the cluster never exceed its cap.
+ */
+export function holdCap(request: ClaimRequest, otherHolders: boolean): number {
+  const cap = request.endpointCap as number;
+  if (otherHolders || request.holder === undefined) return cap;
+  return Math.max(cap, request.endpointHoldCap ?? cap);
 }
 
 /** Only active and verified endpoints receive account events (spec 3). */
@@ -200,13 +225,13 @@ function withinClusterCap(
   tx: Db,
   picked: string[],
   endpointOf: Map<string, string>,
-  cap: number,
-  now: Date,
+  request: ClaimRequest,
 ): string[] {
   const endpoints = [...new Set(picked.map((id) => endpointOf.get(id) as string))].sort();
-  const leased = sqliteLeasedCounts(tx, endpoints, now);
-  const room = new Map(endpoints.map((e) => [e, cap]));
-  for (const row of leased) room.set(row.endpointId, cap - row.n);
+  const leased = sqliteLeasedCounts(tx, endpoints, request.now, request.holder ?? null);
+  const alone = holdCap(request, false);
+  const room = new Map(endpoints.map((e) => [e, alone]));
+  for (const row of leased) room.set(row.endpointId, holdCap(request, row.others > 0) - row.n);
   return picked.filter((id) => {
     const endpointId = endpointOf.get(id) as string;
     const left = room.get(endpointId) ?? 0;

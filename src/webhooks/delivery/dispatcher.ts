@@ -34,10 +34,21 @@ import { deliveryTimeoutMs, type Sender } from "./sender.ts";
 import { recordAndClaim, sharesTurnTransaction } from "./turn-transaction.ts";
 import { createTurns } from "./turns.ts";
 
-/** Longer than the 10 s exchange plus recording, so a live send is never re-claimed. */
-export const deliveryLeaseMs = 20_000;
+/**
+ * Longer than a queued delivery's wait for its endpoint's send slot (each send under way ends
+ * within the 10 s exchange) plus its own exchange and recording, so a live send is never
+ * re-claimed.
+ */
+export const deliveryLeaseMs = 30_000;
 /** How long stop() lets sends under way finish before abandoning them (README, operator guide). */
 export const stopGraceMs = 5_000;
+/**
+ * Caps' worth of one endpoint's deliveries claimed ahead of its sends (send-slots.ts, claims.ts
+ * holdCap): on PostgreSQL, where a turn takes milliseconds and a lease lasts from one turn's
+ * claim to a later turn's record, twice the cap (+24 % deliveries a second: BENCHMARKS.md,
+ * 2026-12-02); on SQLite a turn is short, and holding more only cost CPU (13 % a delivery).
+ */
+const endpointClaimAhead = (engine: Db["engine"]) => (engine === "postgres" ? 2 : 1);
 /** How long a turn of work waits to gather completions and new events (bounded added latency). */
 const defaultBatchDelayMs = 2;
 
@@ -87,6 +98,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const slots = createSendSlots({
     concurrency: options.concurrency,
     endpointConcurrency: options.endpointConcurrency,
+    endpointClaimAhead: endpointClaimAhead(db.engine),
   });
   /** Sends under way; one missing here when its send ends was abandoned at stop. */
   const running = new Map<string, ClaimedDelivery>();
@@ -130,6 +142,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       endpointRoom: slots.endpointClaimRoom,
       fullEndpoints: slots.fullEndpoints(),
       endpointCap: options.endpointConcurrency,
+      endpointHoldCap: options.endpointConcurrency * endpointClaimAhead(db.engine),
       ...(options.processId ? { holder: options.processId } : {}),
     };
   }

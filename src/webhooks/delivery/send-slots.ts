@@ -1,8 +1,8 @@
 // The dispatcher's book of claimed deliveries (pure; no I/O): which are sending, which wait in
 // the queue to start, and how many more each endpoint may take. Claims run ahead of the sender by
-// up to the global cap again (`claimAhead`), so a finished send is followed by the next one at
-// once, from the queue, instead of after a round trip to the database; one endpoint's held
-// deliveries (sending and waiting) never exceed its cap.
+// up to the caps again (`claimAhead`: the global cap, and each endpoint's), so a finished send is
+// followed by the next one at once, from the queue, instead of after the next turn's claim; one
+// endpoint's sends never exceed its cap.
 import type { ClaimedDelivery } from "./claimed-delivery.ts";
 
 export interface SendSlots {
@@ -31,17 +31,24 @@ export interface SendSlotLimits {
   concurrency: number;
   /** Cap on one endpoint's sends in flight. */
   endpointConcurrency: number;
-  /** How many caps' worth of deliveries may be held (sending + waiting); default 2. */
+  /** How many caps' worth of deliveries may be held (sending + waiting) in all; default 2. */
   claimAhead?: number;
+  /**
+   * The same per endpoint; default 1. The database may allow an endpoint fewer (claims.ts
+   * holdCap: its cap alone while another process holds leases on it).
+   */
+  endpointClaimAhead?: number;
 }
 
 export function createSendSlots(limits: SendSlotLimits): SendSlots {
   const ahead = limits.claimAhead ?? 2;
   const heldCap = limits.concurrency * ahead;
-  // One endpoint's held deliveries (sending and waiting) stay within its cap: the cap holds for
-  // the whole cluster through the leases (claims.ts), and a delivery queued here holds
-  // a lease too. Claiming ahead pays off across endpoints.
-  const endpointHeldCap = limits.endpointConcurrency;
+  // Per endpoint (endpointClaimAhead): a lease lives from its claim until its outcome is
+  // recorded in the next turn, so with no more held than sent an endpoint's slot stood idle from
+  // a send's end until a claim after that turn had committed, two turns a delivery
+  // (BENCHMARKS.md, 2026-12-02). The cap on sends holds for the whole cluster through the leases
+  // (claims.ts holdCap).
+  const endpointHeldCap = limits.endpointConcurrency * (limits.endpointClaimAhead ?? 1);
   const queue: ClaimedDelivery[] = [];
   /** Per endpoint: deliveries held (sending or waiting) and those sending. */
   const held = new Map<string, number>();
