@@ -2,7 +2,7 @@
 // with Copy (copies the exact bytes, which the signature covers), the headers each attempt
 // sent, each attempt's result, duration and time, the next attempt, and Resend / Retry now with
 // their result announced next to the buttons.
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { AttemptDetail, DeliveryDetail } from "../../src/webhooks/delivery-log/detail.ts";
 import { ApiFailure, api } from "../api.ts";
 import type { DeliveryView } from "../types.ts";
@@ -78,8 +78,10 @@ function Actions(props: { delivery: DeliveryDetail; onDone: (created?: DeliveryV
       setOutcome({ kind: "error", text: `${message}${wait}` });
     }
   };
-  // After an action focus moves to its result: the Retry now button may be gone by then.
-  useEffect(() => {
+  // After an action focus moves to its result: the Retry now button may be gone by then. A layout
+  // effect, so focus moves in the same commit that shows the text (a plain effect waits for the
+  // next frame, and a screen reader or a test could see the text with focus still on the button).
+  useLayoutEffect(() => {
     if (outcome) result.current?.focus();
   }, [outcome]);
   if (!delivery.canResend && !delivery.canRetryNow && !outcome) return null;
@@ -123,7 +125,7 @@ export function DeliveryDetailPanel(props: {
   );
   const heading = useRef<HTMLHeadingElement>(null);
   // Opening the panel moves focus to it, so a keyboard or screen reader user lands on what opened.
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (detail.data) heading.current?.focus();
   }, [detail.data === undefined]);
   useEffect(() => {

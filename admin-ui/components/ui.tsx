@@ -1,7 +1,7 @@
 // Small building blocks shared by every page: notices, loading and empty states, fields,
 // buttons with a busy state, and a secret shown exactly once.
 import type { ComponentChildren, JSX } from "preact";
-import { useEffect, useId, useRef, useState } from "preact/hooks";
+import { useEffect, useId, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { CopyButton } from "./copy.tsx";
 import { failureText } from "./feedback.tsx";
 import { localTime } from "./format.ts";
@@ -173,7 +173,7 @@ export function SecretOnce(props: {
   // The form that made it is gone: focus comes here, so keyboard and screen-reader users land
   // on the secret (focus after an action is never <body>).
   const section = useRef<HTMLElement>(null);
-  useEffect(() => {
+  useLayoutEffect(() => {
     section.current?.focus();
   }, []);
   return (

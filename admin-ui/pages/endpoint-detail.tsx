@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { useCallback, useLayoutEffect, useRef, useState } from "preact/hooks";
 import {
   normaliseVerificationCode,
   verificationCodeProblem,
@@ -280,7 +280,7 @@ export function EndpointDetailPage(props: { endpointId: string }) {
   const verifiedNotice = useRef<HTMLDivElement>(null);
   const verified = detail.data?.endpoint.verified === true;
   // The verify form is gone once it worked: focus moves to the outcome.
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (verifiedNow && verified) verifiedNotice.current?.focus();
   }, [verifiedNow, verified]);
   // One clock for the endpoint and its delivery log, so they never disagree on screen.

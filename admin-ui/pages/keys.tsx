@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { ConfirmDialog } from "../components/confirm-dialog.tsx";
 import { Feedback } from "../components/feedback.tsx";
@@ -48,7 +48,7 @@ function KeyRow(props: { apiKey: ApiKeyView; onRevoked: () => Promise<void>; foc
   const revoke = useAction();
   const name = useRef<HTMLTableCellElement>(null);
   // The new key's row takes focus once its secret was put away (never <body>).
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (props.focusName) name.current?.focus();
   }, [props.focusName]);
   return (

@@ -1,7 +1,7 @@
 // Operators: import bank data for an account - upload a JSON file or paste it, the
 // same document as `svc import` and POST /operator/import. Every problem is listed; a document
 // with any problem is rejected whole. After an import, what was written is shown.
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { ApiFailure, api } from "../api.ts";
 import { CopyId } from "../components/copy.tsx";
 import { failureText } from "../components/feedback.tsx";
@@ -84,7 +84,7 @@ export function OperatorImportPage() {
   }, [firstAccountId]);
   // The outcome (result or problems) takes focus: the button that sent it stays, but the
   // answer is what the operator needs to read next.
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (action.version > 0) outcome.current?.focus();
   }, [action.version]);
   return (

@@ -1,4 +1,4 @@
-import { useEffect, useRef } from "preact/hooks";
+import { useLayoutEffect, useRef } from "preact/hooks";
 import { CopyId } from "../components/copy.tsx";
 import { QuickStart } from "../components/quick-start.tsx";
 import { Badge, CopyValue, ErrorNotice, Loading, Notice } from "../components/ui.tsx";
@@ -130,7 +130,7 @@ export function OverviewPage(props: {
   const heading = useRef<HTMLHeadingElement>(null);
   const wasShown = useRef(props.quickStart);
   // After dismissing, the quick start is gone: focus goes to the page's heading, not <body>.
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (wasShown.current && !props.quickStart) heading.current?.focus();
     wasShown.current = props.quickStart;
   }, [props.quickStart]);

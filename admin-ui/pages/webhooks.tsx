@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import { ApiFailure, api } from "../api.ts";
 import { DeliveryLog } from "../components/delivery-log.tsx";
 import { EndpointBadges, failureText } from "../components/endpoint-badges.tsx";
@@ -113,7 +113,7 @@ export function WebhooksPage() {
   const list = endpoints.data?.data ?? [];
   const next = useRef<HTMLDivElement>(null);
   // Once the secret is put away, focus goes to the next step's link.
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (toVerify && !added) next.current?.focus();
   }, [toVerify, added]);
   const max = endpoints.data?.limits.maxEndpoints ?? 3;
