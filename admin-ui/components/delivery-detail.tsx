@@ -2,10 +2,11 @@
 // with Copy (copies the exact bytes, which the signature covers), the headers each attempt
 // sent, each attempt's result, duration and time, the next attempt, and Resend / Retry now with
 // their result announced next to the buttons.
-import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import type { AttemptDetail, DeliveryDetail } from "../../src/webhooks/delivery-log/detail.ts";
 import { ApiFailure, api } from "../api.ts";
 import type { DeliveryView } from "../types.ts";
+import { useFocusWhen } from "../use-focus.ts";
 import { useResource } from "../use-resource.ts";
 import { CopyId } from "./copy.tsx";
 import { formatDurationMs, prettyJson } from "./format.ts";
@@ -78,12 +79,8 @@ function Actions(props: { delivery: DeliveryDetail; onDone: (created?: DeliveryV
       setOutcome({ kind: "error", text: `${message}${wait}` });
     }
   };
-  // After an action focus moves to its result: the Retry now button may be gone by then. A layout
-  // effect, so focus moves in the same commit that shows the text (a plain effect waits for the
-  // next frame, and a screen reader or a test could see the text with focus still on the button).
-  useLayoutEffect(() => {
-    if (outcome) result.current?.focus();
-  }, [outcome]);
+  // After an action focus moves to its result: the Retry now button may be gone by then.
+  useFocusWhen(result, outcome !== undefined, [outcome]);
   if (!delivery.canResend && !delivery.canRetryNow && !outcome) return null;
   return (
     <div class="delivery-actions">
@@ -125,9 +122,7 @@ export function DeliveryDetailPanel(props: {
   );
   const heading = useRef<HTMLHeadingElement>(null);
   // Opening the panel moves focus to it, so a keyboard or screen reader user lands on what opened.
-  useLayoutEffect(() => {
-    if (detail.data) heading.current?.focus();
-  }, [detail.data === undefined]);
+  useFocusWhen(heading, detail.data !== undefined, [detail.data === undefined]);
   useEffect(() => {
     if (props.version > 0) void detail.reload();
   }, [props.version]);

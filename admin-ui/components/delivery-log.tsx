@@ -1,11 +1,12 @@
 // The delivery log, for debugging deliveries: deliveries newest first with every attempt,
 // filtered by event type, status and endpoint or found by event id, paged with "Load more"
 // (keyset cursor), each opening to its full detail (body, headers, Resend / Retry now).
-import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 // The server's list itself: values.ts holds only constants, so no server code is bundled.
 import { eventTypes } from "../../src/webhooks/events/types.ts";
 import { api } from "../api.ts";
 import type { DeliveryView, EndpointView } from "../types.ts";
+import { useFocusWhen } from "../use-focus.ts";
 import { CopyId } from "./copy.tsx";
 import { DeliveryDetailPanel } from "./delivery-detail.tsx";
 import { formatDurationMs, localTime } from "./format.ts";
@@ -86,9 +87,7 @@ function DeliveryItem(props: {
   const d = props.delivery;
   const panelId = `delivery-${d.id}`;
   const toggle = useRef<HTMLButtonElement>(null);
-  useLayoutEffect(() => {
-    if (props.focusOnMount) toggle.current?.focus();
-  }, []);
+  useFocusWhen(toggle, props.focusOnMount, []);
   return (
     <li
       class="delivery"

@@ -1,7 +1,8 @@
 // Small building blocks shared by every page: notices, loading and empty states, fields,
 // buttons with a busy state, and a secret shown exactly once.
 import type { ComponentChildren, JSX } from "preact";
-import { useEffect, useId, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useId, useRef, useState } from "preact/hooks";
+import { useFocusWhen } from "../use-focus.ts";
 import { CopyButton } from "./copy.tsx";
 import { failureText } from "./feedback.tsx";
 import { localTime } from "./format.ts";
@@ -173,9 +174,7 @@ export function SecretOnce(props: {
   // The form that made it is gone: focus comes here, so keyboard and screen-reader users land
   // on the secret (focus after an action is never <body>).
   const section = useRef<HTMLElement>(null);
-  useLayoutEffect(() => {
-    section.current?.focus();
-  }, []);
+  useFocusWhen(section, true, []);
   return (
     <section
       ref={section}

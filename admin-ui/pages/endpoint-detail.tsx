@@ -1,4 +1,4 @@
-import { useCallback, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { useCallback, useRef, useState } from "preact/hooks";
 import {
   normaliseVerificationCode,
   verificationCodeProblem,
@@ -34,6 +34,7 @@ import type {
   PendingVerification,
 } from "../types.ts";
 import { type Action, useAction } from "../use-action.ts";
+import { useFocusWhen } from "../use-focus.ts";
 import { useResource } from "../use-resource.ts";
 
 /** Runs an action of this page, then shows the state it left behind (here and in the banner). */
@@ -280,9 +281,7 @@ export function EndpointDetailPage(props: { endpointId: string }) {
   const verifiedNotice = useRef<HTMLDivElement>(null);
   const verified = detail.data?.endpoint.verified === true;
   // The verify form is gone once it worked: focus moves to the outcome.
-  useLayoutEffect(() => {
-    if (verifiedNow && verified) verifiedNotice.current?.focus();
-  }, [verifiedNow, verified]);
+  useFocusWhen(verifiedNotice, verifiedNow && verified, [verifiedNow, verified]);
   // One clock for the endpoint and its delivery log, so they never disagree on screen.
   const [logVersion, setLogVersion] = useState(0);
   const refresh = useCallback(async () => {

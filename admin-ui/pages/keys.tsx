@@ -1,4 +1,4 @@
-import { useLayoutEffect, useRef, useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { ConfirmDialog } from "../components/confirm-dialog.tsx";
 import { Feedback } from "../components/feedback.tsx";
@@ -7,6 +7,7 @@ import { Time } from "../components/time.tsx";
 import { Badge, Notice, SecretOnce, SubmitButton, TextField } from "../components/ui.tsx";
 import type { ApiKeyView, CreatedApiKey } from "../types.ts";
 import { useAction } from "../use-action.ts";
+import { useFocusWhen } from "../use-focus.ts";
 import { useResource } from "../use-resource.ts";
 
 function CreateKeyForm(props: { onCreated: (created: CreatedApiKey) => Promise<void> }) {
@@ -48,9 +49,7 @@ function KeyRow(props: { apiKey: ApiKeyView; onRevoked: () => Promise<void>; foc
   const revoke = useAction();
   const name = useRef<HTMLTableCellElement>(null);
   // The new key's row takes focus once its secret was put away (never <body>).
-  useLayoutEffect(() => {
-    if (props.focusName) name.current?.focus();
-  }, [props.focusName]);
+  useFocusWhen(name, props.focusName, [props.focusName]);
   return (
     <tr data-testid="key-row" data-key-id={apiKey.id}>
       <td data-label="Name" ref={name} tabIndex={props.focusName ? -1 : undefined}>

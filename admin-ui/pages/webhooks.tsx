@@ -1,4 +1,4 @@
-import { useLayoutEffect, useRef, useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import { ApiFailure, api } from "../api.ts";
 import { DeliveryLog } from "../components/delivery-log.tsx";
 import { EndpointBadges, failureText } from "../components/endpoint-badges.tsx";
@@ -8,6 +8,7 @@ import { Time } from "../components/time.tsx";
 import { Notice, SecretOnce, SubmitButton, TextField } from "../components/ui.tsx";
 import type { EndpointList, EndpointWithSecret } from "../types.ts";
 import { useAction } from "../use-action.ts";
+import { useFocusWhen } from "../use-focus.ts";
 import { useResource } from "../use-resource.ts";
 
 function UrlRules() {
@@ -113,9 +114,7 @@ export function WebhooksPage() {
   const list = endpoints.data?.data ?? [];
   const next = useRef<HTMLDivElement>(null);
   // Once the secret is put away, focus goes to the next step's link.
-  useLayoutEffect(() => {
-    if (toVerify && !added) next.current?.focus();
-  }, [toVerify, added]);
+  useFocusWhen(next, toVerify !== undefined && !added, [toVerify, added]);
   const max = endpoints.data?.limits.maxEndpoints ?? 3;
   return (
     <section>
