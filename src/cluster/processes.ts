@@ -32,7 +32,7 @@ const processSweepMs = 1_000;
 /** PostgreSQL's clock in epoch milliseconds (heartbeats on PostgreSQL). */
 const databaseNowMs = sql`(extract(epoch from clock_timestamp()) * 1000)::bigint`;
 /** First key of the two-key advisory locks that mark a live process (the second: its id). */
-const processLockClass = 7_305_066;
+export const processLockClass = 7_305_066;
 
 export interface ProcessRegistry extends BackgroundJob {
   /** This process's id (service_processes.id, deliveries.lease_holder). */

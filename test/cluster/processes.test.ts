@@ -4,8 +4,12 @@
 // close it. SQLite: a real child process whose pid the registration carries, killed with SIGKILL.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { pidStartedAt, startProcessRegistry } from "../../src/cluster/processes.ts";
-import { openDatabase } from "../../src/db/open.ts";
+import {
+  pidStartedAt,
+  processLockClass,
+  startProcessRegistry,
+} from "../../src/cluster/processes.ts";
+import { openDatabase, type PostgresDatabase } from "../../src/db/open.ts";
 import { silentLogger } from "../../src/log/log.ts";
 import { claimDueDeliveries } from "../../src/webhooks/delivery/claims.ts";
 import { testPoolOptions } from "../support/engine.ts";
@@ -48,8 +52,7 @@ describe("processes that are gone (kill -9) give up their leases at once", () =>
 
     // The other process: its own store on the same data.
     const otherDatabase = openDatabase(s.services.config, testPoolOptions);
-    let otherClosed = false;
-    cleanups.push(() => (otherClosed ? undefined : otherDatabase.close()));
+    cleanups.push(() => otherDatabase.close());
     const registryOptions = { clock: s.clock, log: silentLogger, schedule: false };
     const other = await startProcessRegistry({ ...registryOptions, database: otherDatabase });
     let child: ReturnType<typeof Bun.spawn> | undefined;
@@ -105,8 +108,19 @@ describe("processes that are gone (kill -9) give up their leases at once", () =>
       await child.exited;
       await waitUntil(() => !alive(child.pid), "the child to be gone");
     } else {
-      await otherDatabase.close(); // its lock connection closes, as at a kill -9
-      otherClosed = true;
+      // Its connections close at once, its lock connection with them, as at a kill -9 (the
+      // store's own close waits for connections in use, the lock connection is never released).
+      await (otherDatabase as PostgresDatabase).client.close({ timeout: 0 });
+      // The server frees the lock when the closed connection's backend ends: gone, as the SQLite
+      // branch waits for the child's pid to be gone.
+      const client = (s.services.database as PostgresDatabase).client;
+      await waitUntil(async () => {
+        const [row] = await client<{ held: number }[]>`
+          SELECT count(*)::int AS held FROM pg_locks
+          WHERE locktype = 'advisory' AND classid = ${processLockClass}
+            AND objid = hashtext(${other.id})::oid`;
+        return row?.held === 0;
+      }, "the other process's lock to be freed");
     }
     expect(await self.sweep()).toEqual([other.id]);
     expect(await leased()).toBe(0);
