@@ -120,8 +120,10 @@ export function createV1App(
       : undefined;
   const answers = createAnswerCache(answerCacheLimits);
   const auth = apiAuthMiddleware({ authenticator, rateLimiter, checked, decided });
-  // PostgreSQL's answers wait for a round trip: given late, they are sent from bytes kept.
-  const answersLate = db.engine === "postgres";
+  // Answers given after the request's turn of the event loop are sent from bytes kept
+  // (http/late-answer.ts): on PostgreSQL every read waits for a round trip; on SQLite the
+  // transactions pages are read together at the end of the turn (db/turn-batch.ts).
+  const answersLate = true;
   const remember = rememberAnswersMiddleware({ answers, clock, keepBytes: answersLate });
   // After `remember`, so the answers it keeps carry their tag and a 304 is never kept.
   const tag = entityTagMiddleware();

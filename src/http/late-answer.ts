@@ -1,9 +1,11 @@
-// Bodies of answers given after the request's own turn of the event loop, i.e. after a round trip
-// to PostgreSQL. Bun 1.4.5 sends such an answer in one write only while it fits its 16 KB cork
+// Bodies of answers given after the request's own turn of the event loop: after a round trip to
+// PostgreSQL, or after the turn's transactions pages were read together on SQLite
+// (db/turn-batch.ts). Bun 1.4.5 sends such an answer in one write only while it fits its 16 KB cork
 // buffer; a larger one leaves piece by piece (28-31 writes for a 36 KB page of transactions, about
 // six times the CPU of one write). The same bytes as a direct stream leave in one write, framed
-// `Transfer-Encoding: chunked` (Bun drops a Content-Length given with a stream). Answers given in
-// the request's own turn (everything on SQLite) and small ones keep their Content-Length.
+// `Transfer-Encoding: chunked` (Bun drops a Content-Length given with a stream). A body that fits
+// the cork buffer keeps its Content-Length, and so does a remembered answer given within the
+// request's own turn.
 // BENCHMARKS.md, "Late answers on PostgreSQL" (2026-11-28).
 
 /** The largest late body that still leaves in one write with its headers (measured: 15,000 yes, 16,200 no). */

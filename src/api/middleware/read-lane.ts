@@ -109,7 +109,8 @@ export function createReadLane(deps: {
   metrics: Metrics;
   /**
    * Whether a read is answered after the request's turn of the event loop (PostgreSQL: a round
-   * trip), so a large body goes as one write (http/late-answer.ts).
+   * trip; SQLite: a transactions page, read at the turn's end), so a large body goes as one write
+   * (http/late-answer.ts).
    */
   answersLate?: boolean;
 }): ReadLane {

@@ -7,6 +7,7 @@
 // request. One query per page; its extra row says whether another page follows.
 import { and, desc, eq, gte, isNull, lte, or, sql } from "drizzle-orm";
 import type { Db } from "../../db/store.ts";
+import { createTurnBatch, type TurnBatch } from "../../db/turn-batch.ts";
 // A transaction is read under its account: the account must be the key's (requireOwnAccount).
 import type { AccountReads } from "../accounts/read.ts";
 import type { DateWindow } from "./date-window.ts";
@@ -56,15 +57,20 @@ interface PageQuery {
 }
 
 /**
- * The page's rows as one-element arrays. On SQLite straight from the prepared statement: no row
- * object per row and no promise (drizzle's row mapping cost about a tenth of an uncached page's
- * CPU); on PostgreSQL through drizzle's execute (a round trip dwarfs the mapping).
+ * The page's rows as one-element arrays. On SQLite straight from the prepared statement (no row
+ * object per row: drizzle's row mapping cost about a tenth of an uncached page's CPU), run with
+ * the other pages asked for in the same turn of the event loop (db/turn-batch.ts: ~25 % less CPU
+ * per page under load); on PostgreSQL through drizzle's execute (a round trip dwarfs the mapping).
  */
 async function readRows(
   query: PageQuery,
   params: Record<string, unknown>,
+  batch: TurnBatch,
 ): Promise<(readonly [string])[]> {
-  if (query.values) return query.values(params);
+  if (query.values) {
+    const statement = query as Required<PageQuery>;
+    return batch.run(() => statement.values(params));
+  }
   return (await query.execute(params)).map((row) => [row.json] as const);
 }
 
@@ -102,6 +108,7 @@ export function createTransactionReads(
       .orderBy(desc(t.bookingDate), desc(t.id))
       .limit(p("limit"))
       .prepare(`svc_transactions_${pending ? "pending" : "booked"}_${later ? "later" : "first"}`);
+  const batch = createTurnBatch();
   const pages: Record<"booked" | "pending", Record<"first" | "later", PageQuery>> = {
     booked: { first: page(false, false), later: page(false, true) },
     pending: { first: page(true, false), later: page(true, true) },
@@ -118,12 +125,12 @@ export function createTransactionReads(
         limit: query.limit + 1,
       };
       const rows = query.after
-        ? await readRows(kind.later, {
-            ...params,
-            date: query.after.bookingDate,
-            id: query.after.id,
-          })
-        : await readRows(kind.first, params);
+        ? await readRows(
+            kind.later,
+            { ...params, date: query.after.bookingDate, id: query.after.id },
+            batch,
+          )
+        : await readRows(kind.first, params, batch);
       if (rows.length === 0) {
         return { json: "" };
       }
