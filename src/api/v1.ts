@@ -120,11 +120,7 @@ export function createV1App(
       : undefined;
   const answers = createAnswerCache(answerCacheLimits);
   const auth = apiAuthMiddleware({ authenticator, rateLimiter, checked, decided });
-  // Answers given after the request's turn of the event loop are sent from bytes kept
-  // (http/late-answer.ts): on PostgreSQL every read waits for a round trip; on SQLite the
-  // transactions pages are read together at the end of the turn (db/turn-batch.ts).
-  const answersLate = true;
-  const remember = rememberAnswersMiddleware({ answers, clock, keepBytes: answersLate });
+  const remember = rememberAnswersMiddleware({ answers, clock });
   // After `remember`, so the answers it keeps carry their tag and a 304 is never kept.
   const tag = entityTagMiddleware();
   // Hono's `/accounts/*` also matches `/accounts` itself.
@@ -268,9 +264,7 @@ export function createV1App(
       requestIds: deps.requestIds,
       log: services.log,
       metrics: services.metrics,
-      answersLate,
     }),
-    answersLate,
   });
   return {
     app,

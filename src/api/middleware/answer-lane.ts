@@ -43,11 +43,6 @@ export function createCachedAnswerLane(deps: {
   metrics: Metrics;
   /** Where a request with no remembered answer goes before the router (read-lane.ts). */
   fresh?: ReadLane;
-  /**
-   * Whether an answer that waited for the database is given after the request's turn of the
-   * event loop (PostgreSQL: a round trip), so a large body goes as one write (http/late-answer.ts).
-   */
-  answersLate?: boolean;
   /** Every answer given from the remembered answers is added here (for diagnostics and tests). */
   served?: WeakSet<Response>;
 }): CachedAnswerLane {
@@ -116,9 +111,7 @@ export function createCachedAnswerLane(deps: {
     const unchanged = ifNoneMatchMatches(request.headers.get("if-none-match"), remembered.etag);
     // A late answer's body too large to be corked goes as one write (late-answer.ts).
     const lateBytes =
-      late && deps.answersLate && (remembered.bytes?.byteLength ?? 0) > lateBodyCorkedBytes
-        ? remembered.bytes
-        : undefined;
+      late && remembered.bytes.byteLength > lateBodyCorkedBytes ? remembered.bytes : undefined;
     const response = unchanged
       ? remembered.notModified.clone()
       : lateBytes

@@ -21,11 +21,11 @@ export interface CachedAnswer {
    */
   template: Response;
   /**
-   * The body's bytes once more, kept where answers are given late (PostgreSQL): a late answer
-   * sends them as they are (http/late-answer.ts); reading the Blob back cost a quarter of such an
-   * answer's CPU. Counted in `size`.
+   * The body's bytes once more, for an answer given late (its key check waited for the
+   * database): it sends them as they are (http/late-answer.ts); reading the Blob back cost a
+   * quarter of such an answer's CPU. Counted in `size`.
    */
-  bytes?: Uint8Array<ArrayBuffer>;
+  bytes: Uint8Array<ArrayBuffer>;
   /** The bytes the answer holds (what the cache's memory bound counts). */
   size: number;
   /** The route pattern, for the access log and metrics. */
@@ -87,8 +87,6 @@ export function createAnswerCache(limits: { maxEntries: number; maxBytes: number
 export function rememberAnswersMiddleware(deps: {
   answers: AnswerCache;
   clock: Clock;
-  /** Keep each answer's bytes beside it (answers given late: CachedAnswer.bytes). */
-  keepBytes?: boolean;
 }): MiddlewareHandler<ApiEnv> {
   return async (c, next) => {
     // The day the request started: an answer read across midnight UTC is filed under the day
@@ -102,11 +100,8 @@ export function rememberAnswersMiddleware(deps: {
     // Only tagged answers (entityTagMiddleware runs after this one) are remembered.
     if (c.res.headers.get(etagHeader) === null) return;
     const copy = c.res.clone();
-    let answer: CachedAnswer | undefined;
-    if (deps.keepBytes) {
-      const bytes = await copy.bytes();
-      answer = cachedAnswerOf(c.res.headers, new Blob([bytes]), routePattern(c), bytes);
-    } else answer = cachedAnswerOf(c.res.headers, await copy.blob(), routePattern(c));
+    const bytes = await copy.bytes();
+    const answer = cachedAnswerOf(c.res.headers, bytes, routePattern(c));
     if (answer) deps.answers.set(c.get("principal"), c.req.url, startedAt, answer);
   };
 }
@@ -117,10 +112,9 @@ export function rememberAnswersMiddleware(deps: {
  */
 export function cachedAnswerOf(
   okHeaders: Headers,
-  body: Blob,
+  /** The body's bytes: the template's Blob and, beside it, CachedAnswer.bytes. */
+  bytes: Uint8Array<ArrayBuffer>,
   route: string,
-  /** The same bytes, to keep beside the Blob (see CachedAnswer.bytes). */
-  bytes?: Uint8Array<ArrayBuffer>,
 ): CachedAnswer | undefined {
   const etag = okHeaders.get(etagHeader);
   if (etag === null) return undefined;
@@ -132,10 +126,11 @@ export function cachedAnswerOf(
     const value = okHeaders.get(name);
     if (value !== null) headers.set(name, value);
   }
+  const body = new Blob([bytes]);
   return {
     template: new Response(body, { status: 200, headers }),
-    ...(bytes ? { bytes } : {}),
-    size: bytes ? body.size + bytes.byteLength : body.size,
+    bytes,
+    size: body.size + bytes.byteLength,
     route,
     etag,
     notModified: notModifiedResponse(headers),

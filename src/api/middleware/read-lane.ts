@@ -107,12 +107,6 @@ export function createReadLane(deps: {
   requestIds: RequestIds;
   log: Logger;
   metrics: Metrics;
-  /**
-   * Whether a read is answered after the request's turn of the event loop (PostgreSQL: a round
-   * trip; SQLite: a transactions page, read at the turn's end), so a large body goes as one write
-   * (http/late-answer.ts).
-   */
-  answersLate?: boolean;
 }): ReadLane {
   const utf8 = new TextEncoder();
   // By segment count; the router's first registered route wins on a tie, so the lane's too.
@@ -177,20 +171,18 @@ export function createReadLane(deps: {
       if (ifNoneMatchMatches(request.headers.get("if-none-match"), etag)) {
         response = notModifiedResponse(headers);
       } else {
-        // Late answers (PostgreSQL) go as bytes, which a remembered answer keeps too.
-        const bytes = deps.answersLate ? utf8.encode(body) : undefined;
-        response = new Response(bytes ? lateAnswerBody(bytes) : body, { status: 200, headers });
+        // Reads are answered after the request's turn of the event loop (PostgreSQL: a round
+        // trip; SQLite: a transactions page, read at the turn's end: db/turn-batch.ts), so the
+        // body goes as bytes, in one write when large (http/late-answer.ts); a remembered answer
+        // keeps them.
+        const bytes = utf8.encode(body);
+        response = new Response(lateAnswerBody(bytes), { status: 200, headers });
         if (
           route.rememberable &&
           !unremembered &&
           deps.answers.askedBefore(principal, request.url, now)
         ) {
-          const remembered = cachedAnswerOf(
-            headers,
-            new Blob([bytes ?? body]),
-            route.pattern,
-            bytes,
-          );
+          const remembered = cachedAnswerOf(headers, bytes, route.pattern);
           if (remembered) deps.answers.set(principal, request.url, now, remembered);
         }
       }
