@@ -112,9 +112,11 @@ export interface Database {
   /**
    * A number that moves after every commit, by this process or any other, read cheaply and
    * synchronously through the engine (SQLite: PRAGMA data_version on the read connection, which
-   * the writer connection's commits move too). Equal numbers mean nothing was committed in
-   * between, so a cache keyed on it is never stale. Undefined where no such counter exists
-   * (PostgreSQL): callers then read every time.
+   * the writer connection's commits move too). It moves at once with this process's commits and
+   * from the next turn of the event loop on with another process's (read once per turn: every
+   * request served in a turn was received before it began). Equal numbers mean nothing was
+   * committed in between, so a cache keyed on it is never stale. Undefined where no such
+   * counter exists (PostgreSQL): callers then read every time.
    */
   readonly changeCounter?: () => number;
   /**
