@@ -6,6 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { createAccountReads } from "../../src/api/accounts/read.ts";
 import { createTransactionReads } from "../../src/api/transactions/read.ts";
+import { joinedBytes } from "../../src/core/joined-bytes.ts";
 import {
   enableBankingShape,
   enableBankingShapes,
@@ -17,6 +18,11 @@ import { type Replay, replay } from "./replay.ts";
 
 const contentOf = (rows: Awaited<ReturnType<Replay["transactions"]>>) =>
   rows.map((t) => [t.id, t.status, t.amount, t.description]);
+
+const utf8 = new TextEncoder();
+/** A page's rows as the JSON array the API serves them in. */
+const pageText = (parts: readonly Uint8Array[]) =>
+  new TextDecoder().decode(joinedBytes(utf8.encode("["), parts, utf8.encode("]")));
 
 async function servedIds(r: Replay, includePending: boolean): Promise<string[]> {
   const accountReads = createAccountReads(r.services.db);
@@ -30,7 +36,7 @@ async function servedIds(r: Replay, includePending: boolean): Promise<string[]> 
       limit: 500,
     });
     ids.push(
-      ...(JSON.parse(`[${page.json}]`) as { transaction_id: string }[]).map(
+      ...(JSON.parse(pageText(page.json)) as { transaction_id: string }[]).map(
         (t) => t.transaction_id,
       ),
     );

@@ -158,24 +158,25 @@ export function createReadLane(deps: {
     try {
       const { body, unremembered } = await route.read({ principal, ...input });
       const requestId = deps.requestIds.next();
+      // Reads are answered after the request's turn of the event loop (PostgreSQL: a round
+      // trip; SQLite: a transactions page, read at the turn's end: db/turn-batch.ts), so the
+      // body goes as bytes, in one write when large (http/late-answer.ts); a remembered answer
+      // keeps them. Encoded once and tagged from the bytes (the same tag as the text's, etag.ts):
+      // hashing the text converted it once per hash.
+      const bytes = typeof body === "string" ? utf8.encode(body) : body;
       // The router's headers, in its order: request id, Cache-Control and the limit (auth.ts),
       // then the route's (read-route.ts).
       const headers = new Headers({
         [requestIdHeader]: requestId,
         "Cache-Control": apiCacheControl,
         ...(limit ? rateLimitHeaders(limit) : {}),
-        ...readAnswerHeaders(body),
+        ...readAnswerHeaders(bytes),
       });
       const etag = headers.get(etagHeader) as string;
       let response: Response;
       if (ifNoneMatchMatches(request.headers.get("if-none-match"), etag)) {
         response = notModifiedResponse(headers);
       } else {
-        // Reads are answered after the request's turn of the event loop (PostgreSQL: a round
-        // trip; SQLite: a transactions page, read at the turn's end: db/turn-batch.ts), so the
-        // body goes as bytes, in one write when large (http/late-answer.ts); a remembered answer
-        // keeps them.
-        const bytes = utf8.encode(body);
         response = new Response(lateAnswerBody(bytes), { status: 200, headers });
         if (
           route.rememberable &&

@@ -19,9 +19,12 @@ export interface ReadInput<R extends RouteConfig> {
   query: Output<RequestPart<R, "query">>;
 }
 
-/** A successful read: the JSON body's text, answered 200 with `Content-Type: application/json`. */
+/**
+ * A successful read: the JSON body, as text or as its UTF-8 bytes, answered 200 with
+ * `Content-Type: application/json`.
+ */
 export interface ReadAnswer {
-  body: string;
+  body: string | Uint8Array<ArrayBuffer>;
   /** The answer depends on more than the account's data generation: never remembered (api/middleware/answer-store.ts). */
   unremembered?: boolean;
 }
@@ -55,8 +58,8 @@ export function readRoute<R extends RouteConfig>(
   return { route, read: read as ReadRoute["read"], ...(laneQuery ? { laneQuery } : {}) };
 }
 
-/** The headers of a successful read's body: JSON, tagged from its text (etag.ts). */
-export function readAnswerHeaders(body: string): Record<string, string> {
+/** The headers of a successful read's body: JSON, tagged from its bytes (etag.ts). */
+export function readAnswerHeaders(body: string | Uint8Array): Record<string, string> {
   return { "Content-Type": "application/json", [etagHeader]: entityTagOf(body) };
 }
 
@@ -66,7 +69,11 @@ export function registerRead(app: OpenAPIHono<ApiEnv>, { route, read }: ReadRout
     get(name: "principal"): Principal;
     set(name: "unremembered", value: boolean): void;
     req: { valid(target: "param" | "query"): unknown };
-    body(body: string, status: 200, headers: Record<string, string>): Response;
+    body(
+      body: string | Uint8Array<ArrayBuffer>,
+      status: 200,
+      headers: Record<string, string>,
+    ): Response;
   }) => {
     const answer = await read({
       principal: c.get("principal"),
@@ -74,7 +81,7 @@ export function registerRead(app: OpenAPIHono<ApiEnv>, { route, read }: ReadRout
       query: route.request?.query ? c.req.valid("query") : {},
     });
     if (answer.unremembered) c.set("unremembered", true);
-    // Tagged here from the text, so entityTagMiddleware need not read the body back.
+    // Tagged here from the body, so entityTagMiddleware need not read it back.
     return c.body(answer.body, 200, readAnswerHeaders(answer.body));
   }) as never);
 }

@@ -3,8 +3,10 @@
 // rows that arrive between two requests never shift or repeat the rows already paged through.
 //
 // The page is each row's stored JSON (transactions.json, a generated column kept by the engine),
-// read in the primary key's order and joined: nothing is serialised or validated per row per
-// request. One query per page; its extra row says whether another page follows.
+// read in the primary key's order and written as it is: nothing is serialised or validated per
+// row per request. On SQLite the rows come as their UTF-8 bytes (CAST … AS BLOB), which the
+// answer copies into its body: no string per row, no joined text to encode again (BENCHMARKS.md).
+// One query per page; its extra row says whether another page follows.
 import { and, desc, eq, gte, isNull, lte, or, sql } from "drizzle-orm";
 import type { Db } from "../../db/store.ts";
 import { createTurnBatch, type TurnBatch } from "../../db/turn-batch.ts";
@@ -26,10 +28,14 @@ export interface TransactionQuery {
   after?: TransactionPosition;
 }
 
-/** A page as the API writes it: the rows' JSON, joined with commas, and where it ends. */
+/** A page as the API writes it: the rows' JSON, and where it ends. */
 export interface TransactionPage {
-  /** The rows' JSON objects joined with commas ("" for an empty page). */
-  json: string;
+  /**
+   * The rows' JSON objects as UTF-8 bytes, in parts written one after another with a comma
+   * between two (core/joined-bytes.ts): one part per row on SQLite, the joined rows as one part
+   * on PostgreSQL; no part for an empty page.
+   */
+  json: readonly Uint8Array[];
   /** The last row served, when another page follows. */
   next?: TransactionPosition;
 }
@@ -42,36 +48,50 @@ export interface TransactionReads {
   ): Promise<TransactionPage>;
 }
 
-/** The first `count` rows' JSON objects, joined with commas. */
-function joinJson(rows: readonly (readonly [string])[], count: number): string {
-  let joined = "";
-  for (let i = 0; i < count; i++) joined += i === 0 ? rows[i]?.[0] : `,${rows[i]?.[0]}`;
-  return joined;
-}
-
 /** A prepared page query as both engines' drizzle drivers give it. */
 interface PageQuery {
+  /** PostgreSQL: the rows' JSON as text. */
   execute(params: Record<string, unknown>): PromiseLike<{ json: string }[]>;
-  /** SQLite only: the rows as arrays, read synchronously (bun:sqlite's `values()`). */
-  values?(params: Record<string, unknown>): (readonly [string])[];
+  /** SQLite only: the rows as arrays of their JSON's bytes, read synchronously (`values()`). */
+  values?(params: Record<string, unknown>): (readonly [Uint8Array])[];
 }
 
+const utf8 = new TextEncoder();
+const utf8Text = new TextDecoder();
+
 /**
- * The page's rows as one-element arrays. On SQLite straight from the prepared statement (no row
- * object per row: drizzle's row mapping cost about a tenth of an uncached page's CPU), run with
- * the other pages asked for in the same turn of the event loop (db/turn-batch.ts: ~25 % less CPU
- * per page under load); on PostgreSQL through drizzle's execute (a round trip dwarfs the mapping).
+ * The page's rows' JSON as bytes, one part per row. On SQLite straight from the prepared
+ * statement (no row object per row: drizzle's row mapping cost about a tenth of an uncached
+ * page's CPU), run with the other pages asked for in the same turn of the event loop
+ * (db/turn-batch.ts: ~25 % less CPU per page under load); on PostgreSQL through drizzle's
+ * execute (a round trip dwarfs the mapping), as text.
  */
 async function readRows(
   query: PageQuery,
   params: Record<string, unknown>,
   batch: TurnBatch,
-): Promise<(readonly [string])[]> {
+): Promise<readonly Uint8Array[] | readonly string[]> {
   if (query.values) {
     const statement = query as Required<PageQuery>;
-    return batch.run(() => statement.values(params));
+    const rows = await batch.run(() => statement.values(params));
+    return rows.map((row) => row[0]);
   }
-  return (await query.execute(params)).map((row) => [row.json] as const);
+  return (await query.execute(params)).map((row) => row.json);
+}
+
+/** The first `count` rows as TransactionPage.json's parts. */
+function pageParts(rows: readonly Uint8Array[] | readonly string[], count: number): Uint8Array[] {
+  if (count === 0) return [];
+  if (typeof rows[0] === "string") {
+    // PostgreSQL's text: joined and encoded once.
+    return [utf8.encode((rows as readonly string[]).slice(0, count).join(","))];
+  }
+  return (rows as readonly Uint8Array[]).slice(0, count);
+}
+
+/** A row's JSON as the database gave it, parsed. */
+function parsedRow(row: Uint8Array | string): unknown {
+  return JSON.parse(typeof row === "string" ? row : utf8Text.decode(row));
 }
 
 const p = (name: string) => sql.placeholder(name);
@@ -81,12 +101,15 @@ export function createTransactionReads(
   accounts: Pick<AccountReads, "requireOwnAccount">,
 ): TransactionReads {
   const { transactions: t } = db.t;
+  // SQLite gives the JSON's bytes as they are stored (a TEXT column holds UTF-8); PostgreSQL's
+  // text comes through its driver.
+  const jsonColumn = db.engine === "sqlite" ? sql<string>`CAST(${t.json} AS BLOB)` : t.json;
   // Rows of the page in key order (the primary key, scanned backwards), one more than asked for.
   const page = (pending: boolean, later: boolean) =>
     db
-      // The JSON alone: every further column would cost a string per row (the position of the
+      // The JSON alone: every further column would cost a value per row (the position of the
       // last row served is read from its JSON).
-      .select({ json: t.json })
+      .select({ json: jsonColumn })
       .from(t)
       .where(
         and(
@@ -131,17 +154,14 @@ export function createTransactionReads(
             batch,
           )
         : await readRows(kind.first, params, batch);
-      if (rows.length === 0) {
-        return { json: "" };
-      }
-      if (rows.length <= query.limit) return { json: joinJson(rows, rows.length) };
+      if (rows.length <= query.limit) return { json: pageParts(rows, rows.length) };
       // One row more than asked: it only says that another page follows.
-      const last = JSON.parse((rows[query.limit - 1] as readonly [string])[0]) as {
+      const last = parsedRow(rows[query.limit - 1] as Uint8Array | string) as {
         transaction_id: string;
         booking_date: string;
       };
       return {
-        json: joinJson(rows, query.limit),
+        json: pageParts(rows, query.limit),
         next: { bookingDate: last.booking_date, id: last.transaction_id },
       };
     },

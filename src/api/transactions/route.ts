@@ -1,6 +1,7 @@
 // GET /v1/accounts/{account_id}/transactions: a booking-date window, newest first, keyset pages.
 import { createRoute } from "@hono/zod-openapi";
 import type { Clock } from "../../core/clock.ts";
+import { joinedBytes } from "../../core/joined-bytes.ts";
 import { readRoute } from "../middleware/read-route.ts";
 import { operationExamples } from "../shared/examples.ts";
 import { accountPathParams } from "../shared/params.ts";
@@ -11,6 +12,9 @@ import { nextTransactionCursor, resolveTransactionQuery, transactionsQuery } fro
 import { checkTransactionsQuery } from "./query-check.ts";
 import type { TransactionReads } from "./read.ts";
 import { transactionListSchema } from "./schema.ts";
+
+const utf8 = new TextEncoder();
+const pageHead = utf8.encode('{"data":[');
 
 const listRoute = createRoute({
   method: "get",
@@ -35,9 +39,8 @@ export function transactionReadRoutes(reads: TransactionReads, clock: Clock) {
         const page = await reads.listTransactions(principal.serviceAccountId, accountId, resolved);
         // The rows' stored JSON, written as they are (the shape of transactionListSchema).
         const cursor = nextTransactionCursor(accountId, resolved, page);
-        return {
-          body: `{"data":[${page.json}],"next_cursor":${cursor === null ? "null" : JSON.stringify(cursor)}}`,
-        };
+        const tail = `],"next_cursor":${cursor === null ? "null" : JSON.stringify(cursor)}}`;
+        return { body: joinedBytes(pageHead, page.json, utf8.encode(tail)) };
       },
       checkTransactionsQuery,
     ),
