@@ -4,7 +4,6 @@
 // extra row only says that another page follows, and the cursor is the last row served.
 import { afterAll, describe, expect, test } from "bun:test";
 import { eq, sql } from "drizzle-orm";
-import { createServiceAccount } from "../../src/accounts/service-accounts.ts";
 import { createAccountReads } from "../../src/api/accounts/read.ts";
 import {
   createTransactionReads,
@@ -13,7 +12,7 @@ import {
 } from "../../src/api/transactions/read.ts";
 import { ApiError } from "../../src/core/errors.ts";
 import { joinedBytes } from "../../src/core/joined-bytes.ts";
-import { insertTransactions, seedConnection } from "../support/bank-fixtures.ts";
+import { insertTransactions, ownerWithAccount } from "../support/bank-fixtures.ts";
 import { createFakeClock } from "../support/fake-clock.ts";
 import { createTestServices } from "../support/services.ts";
 
@@ -94,14 +93,7 @@ async function walk(owner: string, accountId: string, base: Omit<TransactionQuer
   throw new Error("the walk did not end");
 }
 
-async function owner(label: string) {
-  const created = await createServiceAccount(db, clock, {
-    email: `${label}-${crypto.randomUUID()}@example.com`,
-    password: "correct horse battery staple",
-  });
-  const bank = await seedConnection(db, clock, created.account.id, { accounts: 1 });
-  return { owner: created.account.id, accountId: bank.accountIds[0] as string };
-}
+const owner = (label: string) => ownerWithAccount(db, clock, label);
 
 const window = { from: "2025-12-01", to: "2026-01-15" };
 

@@ -1,5 +1,6 @@
 // Bank data written straight into the tables, as the sync will: for read-API tests and
 // the benchmark, without depending on any provider. Works on either engine (`db.t`).
+import { createServiceAccount } from "../../src/accounts/service-accounts.ts";
 import type { Clock } from "../../src/core/clock.ts";
 import { newId } from "../../src/core/ids.ts";
 import { chunks } from "../../src/db/chunks.ts";
@@ -193,4 +194,18 @@ export async function seedConnection(
     accountIds.push(accountId);
   }
   return { connectionId, accountIds };
+}
+
+/** A new service account with one bank account (its owner's id and the account's). */
+export async function ownerWithAccount(
+  db: Db,
+  clock: Clock,
+  label: string,
+): Promise<{ owner: string; accountId: string }> {
+  const created = await createServiceAccount(db, clock, {
+    email: `${label}-${crypto.randomUUID()}@example.com`,
+    password: "correct horse battery staple",
+  });
+  const bank = await seedConnection(db, clock, created.account.id, { accounts: 1 });
+  return { owner: created.account.id, accountId: bank.accountIds[0] as string };
 }

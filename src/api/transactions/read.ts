@@ -41,10 +41,12 @@ export interface TransactionPage {
 }
 
 export interface TransactionReads {
+  /** `dataGeneration`: the service account's, as the key check read it (requireOwnAccount). */
   listTransactions(
     serviceAccountId: string,
     accountId: string,
     query: TransactionQuery,
+    dataGeneration?: number,
   ): Promise<TransactionPage>;
 }
 
@@ -137,10 +139,10 @@ export function createTransactionReads(
     pending: { first: page(true, false), later: page(true, true) },
   };
   return {
-    async listTransactions(serviceAccountId, accountId, query) {
+    async listTransactions(serviceAccountId, accountId, query, dataGeneration) {
       const kind = pages[query.includePending ? "pending" : "booked"];
       // The owner's check first (one lookup by key): a join here would cost the page its order.
-      await accounts.requireOwnAccount(serviceAccountId, accountId);
+      await accounts.requireOwnAccount(serviceAccountId, accountId, dataGeneration);
       const params = {
         account: accountId,
         from: query.window.from,

@@ -36,7 +36,12 @@ export function transactionReadRoutes(reads: TransactionReads, clock: Clock) {
       async ({ principal, param, query }) => {
         const accountId = param.account_id;
         const resolved = resolveTransactionQuery(query, accountId, clock.now());
-        const page = await reads.listTransactions(principal.serviceAccountId, accountId, resolved);
+        const page = await reads.listTransactions(
+          principal.serviceAccountId,
+          accountId,
+          resolved,
+          principal.dataGeneration,
+        );
         // The rows' stored JSON, written as they are (the shape of transactionListSchema).
         const cursor = nextTransactionCursor(accountId, resolved, page);
         const tail = `],"next_cursor":${cursor === null ? "null" : JSON.stringify(cursor)}}`;
