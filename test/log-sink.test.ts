@@ -8,7 +8,8 @@ import { createBatchedSink } from "../src/log/sink.ts";
 function harness(maxQueuedBytes?: number) {
   const chunks: string[] = [];
   let pending: (() => void) | undefined;
-  const sink = createBatchedSink((chunk) => chunks.push(chunk), {
+  const text = new TextDecoder("utf-8", { fatal: true });
+  const sink = createBatchedSink((chunk) => chunks.push(text.decode(chunk)), {
     ...(maxQueuedBytes ? { maxQueuedBytes } : {}),
     schedule: (run) => {
       pending = run;
@@ -54,6 +55,16 @@ describe("batched log lines", () => {
     expect(chunks).toEqual([]);
     sink.write("y".repeat(60));
     expect(chunks).toEqual([`${"x".repeat(60)}\n${"y".repeat(60)}\n`]);
+  });
+
+  test("lines are written as their UTF-8 bytes, non-ASCII text and lines longer than the queue's room included", () => {
+    const { chunks, sink, endTurn } = harness(100);
+    sink.write("Café Zürich € 😀");
+    const long = `${"ü".repeat(70_000)}end`;
+    sink.write(long);
+    sink.write("after");
+    endTurn();
+    expect(chunks.join("")).toBe(`Café Zürich € 😀\n${long}\nafter\n`);
   });
 
   test("flush with nothing queued writes nothing", () => {

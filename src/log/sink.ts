@@ -24,9 +24,16 @@ export interface BatchedSinkOptions {
 
 /** How long a queued line waits at most (bar a `kill -9`, which can cut off this much). */
 const maxDelayMs = 10;
+const newline = 0x0a;
 
+/**
+ * `writeChunk` gets the queued lines' UTF-8 bytes, each line ending in a newline. The lines are
+ * encoded into one buffer as they come, so a write sends its bytes as they are: joining the lines
+ * and encoding the joined text cost a busy server more than the write itself (BENCHMARKS.md). The
+ * buffer is reused, so `writeChunk` must be done with a chunk when it returns.
+ */
 export function createBatchedSink(
-  writeChunk: (chunk: string) => void,
+  writeChunk: (chunk: Uint8Array) => void,
   options: BatchedSinkOptions = {},
 ): LineSink {
   const maxQueuedBytes = options.maxQueuedBytes ?? 64 * 1024;
@@ -34,21 +41,29 @@ export function createBatchedSink(
     options.schedule ??
     // Unreferenced: a queue never keeps the process alive (what is queued at exit is flushed).
     ((run: () => void) => void setTimeout(run, maxDelayMs).unref());
-  let queued: string[] = [];
-  let queuedBytes = 0;
+  const utf8 = new TextEncoder();
+  // Room for the threshold and a line past it; a longer line grows it.
+  let buffer = new Uint8Array(maxQueuedBytes + 16 * 1024);
+  let used = 0;
   let scheduled = false;
   const flush = () => {
-    if (queued.length === 0) return;
-    const chunk = `${queued.join("\n")}\n`;
-    queued = [];
-    queuedBytes = 0;
+    if (used === 0) return;
+    const chunk = buffer.subarray(0, used);
+    used = 0;
     writeChunk(chunk);
   };
   return {
     write(line) {
-      queued.push(line);
-      queuedBytes += line.length + 1;
-      if (queuedBytes >= maxQueuedBytes) flush();
+      // UTF-8 takes at most 3 bytes per UTF-16 code unit, and the newline one.
+      const mostBytes = line.length * 3 + 1;
+      if (used + mostBytes > buffer.length) {
+        const grown = new Uint8Array(Math.max(buffer.length * 2, used + mostBytes));
+        grown.set(buffer.subarray(0, used));
+        buffer = grown;
+      }
+      used += utf8.encodeInto(line, buffer.subarray(used)).written;
+      buffer[used++] = newline;
+      if (used >= maxQueuedBytes) flush();
       else if (!scheduled) {
         scheduled = true;
         schedule(() => {
@@ -64,16 +79,16 @@ export function createBatchedSink(
 /**
  * Writes all of `text` to stderr synchronously. A log must never stop the service: when stderr
  * is gone (EPIPE) the text is dropped; when it is a non-blocking pipe that is full (EAGAIN) the
- * rest goes to process.stderr, which queues it.
+ * rest goes to process.stderr, which queues a copy of it.
  */
-export function writeStderrSync(text: string): void {
-  const bytes = Buffer.from(text);
+export function writeStderrSync(text: string | Uint8Array): void {
+  const bytes = typeof text === "string" ? Buffer.from(text) : text;
   let offset = 0;
   try {
     while (offset < bytes.length) offset += writeSync(2, bytes, offset);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "EAGAIN") process.stderr.write(bytes.subarray(offset));
+    if (code === "EAGAIN") process.stderr.write(bytes.slice(offset));
     else if (code !== "EPIPE") throw error;
   }
 }
