@@ -42,8 +42,9 @@ export function createBatchedSink(
     // Unreferenced: a queue never keeps the process alive (what is queued at exit is flushed).
     ((run: () => void) => void setTimeout(run, maxDelayMs).unref());
   const utf8 = new TextEncoder();
-  // Room for the threshold and a line past it; a longer line grows it.
-  let buffer = new Uint8Array(maxQueuedBytes + 16 * 1024);
+  // Room for the threshold and a line past it; a longer line grows it until the next write.
+  const roomBytes = maxQueuedBytes + 16 * 1024;
+  let buffer = new Uint8Array(roomBytes);
   let used = 0;
   let scheduled = false;
   const flush = () => {
@@ -51,6 +52,7 @@ export function createBatchedSink(
     const chunk = buffer.subarray(0, used);
     used = 0;
     writeChunk(chunk);
+    if (buffer.length > roomBytes) buffer = new Uint8Array(roomBytes);
   };
   return {
     write(line) {

@@ -53,7 +53,7 @@ export interface TransactionReads {
 /** A prepared page query as both engines' drizzle drivers give it. */
 interface PageQuery {
   /** PostgreSQL: the rows' JSON as text. */
-  execute(params: Record<string, unknown>): PromiseLike<{ json: string }[]>;
+  execute(params: Record<string, unknown>): PromiseLike<{ json: string | Uint8Array }[]>;
   /** SQLite only: the rows as arrays of their JSON's bytes, read synchronously (`values()`). */
   values?(params: Record<string, unknown>): (readonly [Uint8Array])[];
 }
@@ -72,7 +72,7 @@ async function readRows(
   query: PageQuery,
   params: Record<string, unknown>,
   batch: TurnBatch,
-): Promise<readonly Uint8Array[] | readonly string[]> {
+): Promise<readonly (Uint8Array | string)[]> {
   if (query.values) {
     const statement = query as Required<PageQuery>;
     const rows = await batch.run(() => statement.values(params));
@@ -82,13 +82,12 @@ async function readRows(
 }
 
 /** The first `count` rows as TransactionPage.json's parts. */
-function pageParts(rows: readonly Uint8Array[] | readonly string[], count: number): Uint8Array[] {
-  if (count === 0) return [];
-  if (typeof rows[0] === "string") {
-    // PostgreSQL's text: joined and encoded once.
-    return [utf8.encode((rows as readonly string[]).slice(0, count).join(","))];
-  }
-  return (rows as readonly Uint8Array[]).slice(0, count);
+function pageParts(rows: readonly (Uint8Array | string)[], count: number): Uint8Array[] {
+  const served = rows.slice(0, count);
+  // One engine gives every row the same way: PostgreSQL's text is joined and encoded once,
+  // SQLite's bytes are the parts as they are.
+  if (typeof served[0] === "string") return [utf8.encode(served.join(","))];
+  return served as Uint8Array[];
 }
 
 /** A row's JSON as the database gave it, parsed. */
@@ -105,7 +104,7 @@ export function createTransactionReads(
   const { transactions: t } = db.t;
   // SQLite gives the JSON's bytes as they are stored (a TEXT column holds UTF-8); PostgreSQL's
   // text comes through its driver.
-  const jsonColumn = db.engine === "sqlite" ? sql<string>`CAST(${t.json} AS BLOB)` : t.json;
+  const jsonColumn = db.engine === "sqlite" ? sql<Uint8Array>`CAST(${t.json} AS BLOB)` : t.json;
   // Rows of the page in key order (the primary key, scanned backwards), one more than asked for.
   const page = (pending: boolean, later: boolean) =>
     db
