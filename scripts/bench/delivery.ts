@@ -3,7 +3,9 @@
 // Everything runs on this machine over loopback HTTPS with a throwaway CA; the receiver is a
 // separate process (scripts/bench/receiver.ts) that records when each event id arrived.
 //   1. ceiling:    a plain keep-alive HTTPS client (node:https, same concurrency and body) ->
-//                  the receiver, no database: what the receiver and this machine can do at all;
+//                  the receiver, no database: what the receiver and this machine can do at all
+//                  (the targets' baseline); beside it a plain client over a Bun fetch session,
+//                  the sender's own transport since 2026-12-04, printed as a stricter reference;
 //   2. sender:     the service's sender alone (SSRF check, signing, TLS context) -> receiver;
 //   3. throughput: the real dispatcher (startWebhookDispatcher, as `svc serve` runs it) draining a
 //                  backlog written beforehand by another process (delivery-producer.ts, 50
@@ -136,6 +138,15 @@ const sampleBody = buildEvent(
   new Date(),
 ).body;
 
+/** The delivery headers a plain client sends (a fixed signature: no signing). */
+const plainHeaders = () => ({
+  "Content-Type": "application/json",
+  "User-Agent": "Svc-Webhooks/1",
+  "Svc-Webhook-Id": crypto.randomUUID(),
+  "Svc-Webhook-Timestamp": String(Math.floor(Date.now() / 1000)),
+  "Svc-Webhook-Signature": `v1=${"0".repeat(64)}`,
+});
+
 // --- 1. ceiling: plain client ---------------------------------------------------------------
 async function ceiling() {
   const agent = new https.Agent({ keepAlive: true, maxFreeSockets: 256 });
@@ -149,11 +160,7 @@ async function ceiling() {
         agent,
         secureContext,
         headers: {
-          "Content-Type": "application/json",
-          "User-Agent": "Svc-Webhooks/1",
-          "Svc-Webhook-Id": crypto.randomUUID(),
-          "Svc-Webhook-Timestamp": String(Math.floor(Date.now() / 1000)),
-          "Svc-Webhook-Signature": `v1=${"0".repeat(64)}`,
+          ...plainHeaders(),
           "Content-Length": String(Buffer.byteLength(sampleBody)),
         },
       };
@@ -166,6 +173,26 @@ async function ceiling() {
     });
   const result = await closedLoop(post);
   agent.destroy();
+  return result;
+}
+
+// --- 1a. a plain client over the sender's transport (a Bun fetch session, no database) --------
+async function ceilingOverFetch() {
+  const session = new Bun.FetchSession({
+    tls: { ca: [...tls.rootCertificates, await Bun.file(pki.caFile).text()] },
+  });
+  const post = async () => {
+    const response = await session.fetch(`https://127.0.0.1:${port}/plain`, {
+      method: "POST",
+      body: sampleBody,
+      redirect: "manual",
+      decompress: false,
+      headers: plainHeaders(),
+    });
+    await response.arrayBuffer();
+  };
+  const result = await closedLoop(post);
+  session.close();
   return result;
 }
 
@@ -428,9 +455,11 @@ console.log(
 // median of each round's ratio): on a shared machine one phase after the other compares two
 // different moments of the neighbours' load.
 const ceilingRounds: Awaited<ReturnType<typeof ceiling>>[] = [];
+const fetchCeilingRounds: Awaited<ReturnType<typeof ceiling>>[] = [];
 const senderRounds: Awaited<ReturnType<typeof senderAlone>>[] = [];
 for (let i = 0; phases.has("sender") && i < ceilingRoundCount; i++) {
   ceilingRounds.push(await ceiling());
+  fetchCeilingRounds.push(await ceilingOverFetch());
   senderRounds.push(await senderAlone());
 }
 const medianOf = (list: number[]) => {
@@ -445,6 +474,10 @@ const plain = {
   clientCpu: medianOf(ceilingRounds.map((r) => r.clientCpu)),
   receiverCpu: medianOf(ceilingRounds.map((r) => r.receiverCpu)),
   cpuUsPerRequest: medianOf(ceilingRounds.map((r) => (r.clientCpu * 1e6) / r.perSecond)),
+};
+const plainFetch = {
+  perSecond: medianOf(fetchCeilingRounds.map((r) => r.perSecond)),
+  cpuUsPerRequest: medianOf(fetchCeilingRounds.map((r) => (r.clientCpu * 1e6) / r.perSecond)),
 };
 const alone = {
   perSecond: medianOf(senderRounds.map((r) => r.perSecond)),
@@ -467,6 +500,9 @@ if (phases.has("sender")) {
     `ceiling    plain keep-alive HTTPS client -> receiver: ${Math.round(plain.perSecond)} req/s, ${round(plain.cpuUsPerRequest)} µs of client CPU per request (client CPU ${round(plain.clientCpu, 2)} cores, receiver ${round(plain.receiverCpu, 2)}; median of ${ceilingRoundCount} rounds)`,
   );
   console.log(
+    `           plain keep-alive client over a Bun fetch session (the sender's transport) -> receiver: ${Math.round(plainFetch.perSecond)} req/s, ${round(plainFetch.cpuUsPerRequest)} µs of client CPU per request (a stricter reference, not the targets' baseline)`,
+  );
+  console.log(
     `sender     the service's sender alone (no database) -> receiver: ${Math.round(alone.perSecond)} req/s = ${round(100 * alone.ratio)}% of the plain client (target >= 70%; median of per-round ratios), ${round(alone.cpuUsPerRequest)} µs of CPU per request = ${round(100 * alone.cpuRatio)}% of the plain client's rate per CPU (CPU ${round(alone.clientCpu, 2)} cores)`,
   );
 }
@@ -480,7 +516,7 @@ const full = phases.has("throughput") ? await throughput(dispatcher) : undefined
 if (full) {
   const cpuPerDelivery = (full.serviceCpu * 1e6) / full.perSecond;
   console.log(
-    `throughput service end to end (a backlog of ${backlog} written beforehand by another process, drained for ${round(full.elapsed)} s): ${Math.round(full.perSecond)} deliveries/s = ${round((100 * full.perSecond) / plain.perSecond)}% of the plain client (target >= 50%), ${round((100 * full.perSecond) / alone.perSecond)}% of the sender alone, ${round(full.averageInFlight)} in flight on average; ${round(cpuPerDelivery)} µs of service CPU per delivery = ${round((100 * plain.cpuUsPerRequest) / cpuPerDelivery)}% of the plain client's rate per CPU (service CPU ${round(full.serviceCpu, 2)} cores, receiver ${round(full.receiverCpu, 2)})`,
+    `throughput service end to end (a backlog of ${backlog} written beforehand by another process, drained for ${round(full.elapsed)} s): ${Math.round(full.perSecond)} deliveries/s = ${round((100 * full.perSecond) / plain.perSecond)}% of the plain client (target >= 50%; ${round((100 * full.perSecond) / plainFetch.perSecond)}% of the plain fetch client), ${round((100 * full.perSecond) / alone.perSecond)}% of the sender alone, ${round(full.averageInFlight)} in flight on average; ${round(cpuPerDelivery)} µs of service CPU per delivery = ${round((100 * plain.cpuUsPerRequest) / cpuPerDelivery)}% of the plain client's rate per CPU (service CPU ${round(full.serviceCpu, 2)} cores, receiver ${round(full.receiverCpu, 2)})`,
   );
   console.log(`           ${full.locks}`);
 }
@@ -496,12 +532,14 @@ console.log(
     load,
     loadAfter: loadavg().map((n) => round(n, 2)),
     ceilingPerSecond: Math.round(plain.perSecond),
+    fetchCeilingPerSecond: Math.round(plainFetch.perSecond),
     senderAlonePerSecond: Math.round(alone.perSecond),
     deliveriesPerSecond: full && Math.round(full.perSecond),
     senderRatioToCeiling: round(alone.ratio, 3),
     senderCpuRatioToCeiling: round(alone.cpuRatio, 3),
     ratioToSenderAlone: full && round(full.perSecond / alone.perSecond, 3),
     ratioToCeiling: full && round(full.perSecond / plain.perSecond, 3),
+    ratioToFetchCeiling: full && round(full.perSecond / plainFetch.perSecond, 3),
     latencyRate: lat && Math.round(lat.offered),
     p50Ms: lat && round(lat.p50),
     p99Ms: lat && round(lat.p99),

@@ -1,21 +1,21 @@
 // One delivery attempt over HTTPS (spec 4 "Webhook delivery", "Requirements on a registered
-// endpoint"; docs/security.md "Webhooks: the SSRF guard"). node:https rather than fetch, because
-// under Bun fetch silently ignores `localAddress` (the fixed source address receivers allow-list);
-// node:https does every property in one code path, each proven in test/webhooks/sender.test.ts:
+// endpoint"; docs/security.md "Webhooks: the SSRF guard"). Every property is proven in
+// test/webhooks/sender.test.ts, for both transports:
 // - resolve, check every address, connect to the checked address (host = IP: no second
 //   lookup, so DNS rebinding cannot reach inside), SNI and Host = the URL's host name; a
 //   checked answer is kept for its DNS TTL, then resolved and checked again (net/address-cache.ts);
-// - TLS verified against the default roots plus the operator's CA file, through one secure
-//   context built once (passing `ca` per request costs a parse per request, ~5x slower);
+// - TLS verified against the default roots plus the operator's CA file, given once;
 // - the source address bound when it belongs to this host;
-// - 10 s for the whole exchange through one timer that destroys the request (Node's `timeout`
-//   option does not fire during a stalled TLS handshake);
-// - redirects never followed (node:https never follows; a 3xx is a failure);
-// - the response body never read: discarded unread when small so the keep-alive socket can be
-//   reused, otherwise the socket is destroyed.
-import https from "node:https";
+// - 10 s for the whole exchange through one timer that aborts the request (it also covers a
+//   stalled TLS handshake);
+// - redirects never followed (a 3xx is a failure);
+// - the response body never read: discarded unread when small so the keep-alive connection can
+//   be reused, otherwise the connection is closed.
+// The request goes over Bun's fetch (fetch-exchange.ts: about two thirds of node:https's CPU
+// per request), or over node:https (https-exchange.ts) where fetch cannot keep a promise: a bound
+// source address (fetch ignores `localAddress`) and a proxy in the environment (fetch would send
+// through it).
 import { networkInterfaces } from "node:os";
-import type { SecureContext } from "node:tls";
 import ipaddr from "ipaddr.js";
 import type { Config } from "../../config/config.ts";
 import type { Clock } from "../../core/clock.ts";
@@ -29,30 +29,16 @@ import {
   type TtlResolver,
   withoutTtl,
 } from "../../net/resolver.ts";
-import { trustContext } from "../../net/trust.ts";
+import { trustContext, trustedCertificates } from "../../net/trust.ts";
+import type { Exchange, ExchangeTarget } from "./exchange.ts";
+import { createFetchExchange } from "./fetch-exchange.ts";
+import { createHttpsExchange } from "./https-exchange.ts";
 import { deliveryHeaders } from "./signing.ts";
 
 /** Spec 4 and 8: a 2xx within 10 seconds for the whole exchange. */
 export const deliveryTimeoutMs = 10_000;
 /** How many endpoint URLs a sender keeps parsed (cleared when full). */
 const maxRememberedTargets = 1024;
-/** What a delivery needs of its endpoint URL, parsed once. */
-interface Target {
-  literal: boolean;
-  /** The name to resolve, or the literal address without brackets. */
-  host: string;
-  /** As the URL spells it (IPv6 in brackets): SNI and messages. */
-  hostname: string;
-  /** The Host header: host and a non-default port. */
-  hostHeader: string;
-  port: number;
-  path: string;
-}
-/** Node accepts a prebuilt secure context per request; its types omit it. */
-type TlsRequestOptions = https.RequestOptions & { secureContext?: SecureContext };
-/** Bodies up to this size are discarded unread so the connection can be reused. */
-const discardableBodyBytes = 64 * 1024;
-
 const deliveryErrorClasses = [
   "dns",
   "blocked_address",
@@ -88,6 +74,8 @@ export interface Sender {
   send(input: SendInput): Promise<SendResult>;
   /** The address deliveries are bound to, when the configured source IP is on this host. */
   readonly boundSourceAddress: string | undefined;
+  /** How requests leave (see above). */
+  readonly transport: Exchange["transport"];
   /** Closes pooled keep-alive connections. */
   close(): void;
 }
@@ -107,7 +95,12 @@ export interface SenderOptions {
   log?: Logger;
   /** This host's addresses (default: its network interfaces); tests pass their own. */
   hostAddresses?: string[];
+  /** Where a proxy setting is looked for (default: the process's environment). */
+  environment?: Record<string, string | undefined>;
 }
+
+/** The variables Bun's fetch takes a proxy from. */
+const proxyVariables = ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"] as const;
 
 const tlsErrorCodes = new Set([
   "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
@@ -169,7 +162,6 @@ export function createSender(options: SenderOptions): Sender {
     allowPrivate: options.allowPrivate,
   });
   const timeoutMs = options.timeoutMs ?? deliveryTimeoutMs;
-  const secureContext = trustContext(options.caFile);
   const boundSourceAddress = localSourceAddress(options.sourceIp, options.hostAddresses);
   if (options.sourceIp && !boundSourceAddress) {
     options.log?.warn(
@@ -177,16 +169,24 @@ export function createSender(options: SenderOptions): Sender {
       { deliverySourceIp: options.sourceIp },
     );
   }
-  const agent = new https.Agent({ keepAlive: true, scheduling: "lifo", maxFreeSockets: 256 });
+  const environment = options.environment ?? process.env;
+  const proxied = proxyVariables.some((name) => Boolean(environment[name]));
+  const exchange: Exchange =
+    boundSourceAddress || proxied
+      ? createHttpsExchange({
+          secureContext: trustContext(options.caFile),
+          localAddress: boundSourceAddress,
+        })
+      : createFetchExchange({ trusted: trustedCertificates(options.caFile) });
   const sourceFamily = boundSourceAddress ? familyOf(boundSourceAddress) : undefined;
   /** Endpoint URLs as parsed once (a URL's parts never change), bounded. */
-  const targets = new Map<string, Target>();
-  const targetOf = (text: string): Target => {
+  const targets = new Map<string, ExchangeTarget>();
+  const targetOf = (text: string): ExchangeTarget => {
     const known = targets.get(text);
     if (known) return known;
     const url = new URL(text);
     const { literal, host } = urlHostAddress(url);
-    const target: Target = {
+    const target: ExchangeTarget = {
       literal,
       host,
       hostname: url.hostname,
@@ -216,14 +216,13 @@ export function createSender(options: SenderOptions): Sender {
     ) => finish({ ok: false, statusCode, errorClass, errorMessage });
 
     const target = targetOf(input.url);
-    // The deadline: one timer for the whole exchange that destroys the request, so it also
-    // covers a stalled TLS handshake (Node's `timeout` option does not). No AbortSignal: its
-    // listeners on the request and the socket cost more than the rest of the sender's own work.
+    // The deadline: one timer for the whole exchange that aborts the request, so it also covers
+    // a stalled TLS handshake (Node's `timeout` option does not).
     let timedOut = false;
-    let request: ReturnType<typeof https.request> | undefined;
+    let abort: ((reason: Error) => void) | undefined;
     const timer = setTimeout(() => {
       timedOut = true;
-      request?.destroy(new Error(`no answer within ${timeoutMs} ms`));
+      abort?.(new Error(`no answer within ${timeoutMs} ms`));
     }, timeoutMs);
     let addresses: readonly string[];
     try {
@@ -255,19 +254,6 @@ export function createSender(options: SenderOptions): Sender {
       attemptAt: startedAt,
     });
     const signature = headers["Svc-Webhook-Signature"];
-    headers.Host = target.hostHeader;
-    headers["Content-Length"] = String(Buffer.byteLength(input.body));
-    const requestOptions: TlsRequestOptions = {
-      method: "POST",
-      host: address,
-      port: target.port,
-      path: target.path,
-      headers,
-      agent,
-    };
-    if (!target.literal) requestOptions.servername = target.hostname;
-    if (secureContext) requestOptions.secureContext = secureContext;
-    if (boundSourceAddress) requestOptions.localAddress = boundSourceAddress;
     return new Promise<SendResult>((settle) => {
       let settled = false;
       const done = (result: SendResult) => {
@@ -275,39 +261,32 @@ export function createSender(options: SenderOptions): Sender {
         settled = true;
         settle(signature === undefined ? result : { ...result, signature });
       };
-      request = https.request(requestOptions, (response) => {
-        const status = response.statusCode ?? 0;
-        if (status >= 200 && status < 300) {
-          done(finish({ ok: true, statusCode: status, errorClass: null, errorMessage: null }));
-        } else if (status >= 300 && status < 400) {
-          done(failure("redirect", `answered ${status}; redirects are not followed`, status));
-        } else {
-          done(failure("http_status", `answered ${status}`, status));
-        }
-        // The body is never read. A small one is discarded so the socket returns to the
-        // pool; anything else closes the connection.
-        const length = Number(response.headers["content-length"] ?? Number.NaN);
-        response.on("error", () => {});
-        response.once("close", () => clearTimeout(timer));
-        if (Number.isFinite(length) && length <= discardableBodyBytes) response.resume();
-        else response.destroy();
+      const request = { address, target, headers, body: input.body };
+      abort = exchange.start(request, {
+        answered(status) {
+          if (status >= 200 && status < 300) {
+            done(finish({ ok: true, statusCode: status, errorClass: null, errorMessage: null }));
+          } else if (status >= 300 && status < 400) {
+            done(failure("redirect", `answered ${status}; redirects are not followed`, status));
+          } else {
+            done(failure("http_status", `answered ${status}`, status));
+          }
+        },
+        failed(error) {
+          clearTimeout(timer);
+          if (timedOut) done(failure("timeout", `no answer within ${timeoutMs} ms`));
+          else done(failure(classifyTransportError(error), error.message));
+        },
+        ended: () => clearTimeout(timer),
       });
-      request.on("error", (error: NodeJS.ErrnoException) => {
-        clearTimeout(timer);
-        if (timedOut) {
-          done(failure("timeout", `no answer within ${timeoutMs} ms`));
-          return;
-        }
-        done(failure(classifyTransportError(error), error.message));
-      });
-      request.end(input.body);
     });
   }
 
   return {
     send,
     boundSourceAddress,
-    close: () => agent.destroy(),
+    transport: exchange.transport,
+    close: () => exchange.close(),
   };
 }
 
