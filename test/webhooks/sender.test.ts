@@ -10,6 +10,7 @@ import { ConfigError } from "../../src/config/config.ts";
 import { systemClock } from "../../src/core/clock.ts";
 import { createLogger } from "../../src/log/log.ts";
 import type { Resolver } from "../../src/net/resolver.ts";
+import { fetchRequestsAtOnce } from "../../src/webhooks/delivery/fetch-exchange.ts";
 import {
   createSender,
   deliveryTimeoutMs,
@@ -385,6 +386,43 @@ describe("sender: the transport", () => {
     expect(sender({ sourceIp: "127.0.0.2", hostAddresses: ["127.0.0.2"] }).transport).toBe(
       "node:https",
     );
+  });
+
+  test("more sends at once than fetch runs at once go over node:https (the rest would wait inside fetch, their deadline running)", () => {
+    expect(sender({ inFlight: 64 }).transport).toBe("fetch");
+    expect(sender({ inFlight: 224 }).transport).toBe("fetch");
+    expect(sender({ inFlight: 225 }).transport).toBe("node:https");
+    expect(sender({ inFlight: 1024 }).transport).toBe("node:https");
+  });
+
+  test(`platform fact behind that limit: Bun's fetch runs ${fetchRequestsAtOnce} requests at once in a process`, async () => {
+    let open = 0;
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const r = startReceiver(good, async () => {
+      open++;
+      await released;
+      return new Response(null, { status: 204 });
+    });
+    cleanup.push(() => r.stop());
+    const session = new Bun.FetchSession({ tls: { ca: await Bun.file(pki.caFile).text() } });
+    const all = Promise.all(
+      Array.from({ length: fetchRequestsAtOnce + 40 }, () =>
+        session.fetch(r.url(), { method: "POST", body: "{}" }).then((res) => res.arrayBuffer()),
+      ),
+    );
+    // Until the count stands still for a while: every request fetch lets out has arrived.
+    for (let seen = -1, still = 0; still < 5; await Bun.sleep(40)) {
+      still = open === seen ? still + 1 : 0;
+      seen = open;
+    }
+    expect(open).toBe(fetchRequestsAtOnce);
+    release();
+    await all;
+    expect(open).toBe(fetchRequestsAtOnce + 40);
+    session.close();
   });
 
   test("a proxy in the process's environment is never used: deliveries go straight to the checked address", async () => {

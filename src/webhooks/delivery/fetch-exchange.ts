@@ -7,6 +7,12 @@
 // else is cancelled, which closes the connection.
 import { discardsBody, type Exchange } from "./exchange.ts";
 
+/**
+ * Requests Bun's fetch has under way at once in a process (Bun 1.4.5: the rest wait inside fetch,
+ * their deadline running; test/webhooks/sender.test.ts holds the fact).
+ */
+export const fetchRequestsAtOnce = 256;
+
 /** Server names whose sessions are kept at most (all closed and forgotten when full). */
 const maxSessions = 1024;
 

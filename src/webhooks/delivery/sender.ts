@@ -13,8 +13,9 @@
 //   be reused, otherwise the connection is closed.
 // The request goes over Bun's fetch (fetch-exchange.ts: about two thirds of node:https's CPU
 // per request), or over node:https (https-exchange.ts) where fetch cannot keep a promise: a bound
-// source address (fetch ignores `localAddress`) and a proxy in the environment (fetch would send
-// through it).
+// source address (fetch ignores `localAddress`), a proxy in the environment (fetch would send
+// through it) and more sends at once than fetch runs at once (the rest would wait inside it
+// while their deadline runs).
 import { networkInterfaces } from "node:os";
 import ipaddr from "ipaddr.js";
 import type { Config } from "../../config/config.ts";
@@ -31,7 +32,7 @@ import {
 } from "../../net/resolver.ts";
 import { trustContext, trustedCertificates } from "../../net/trust.ts";
 import type { Exchange, ExchangeTarget } from "./exchange.ts";
-import { createFetchExchange } from "./fetch-exchange.ts";
+import { createFetchExchange, fetchRequestsAtOnce } from "./fetch-exchange.ts";
 import { createHttpsExchange } from "./https-exchange.ts";
 import { deliveryHeaders } from "./signing.ts";
 
@@ -97,7 +98,15 @@ export interface SenderOptions {
   hostAddresses?: string[];
   /** Where a proxy setting is looked for (default: the process's environment). */
   environment?: Record<string, string | undefined>;
+  /** The most sends under way at once (deliveryConcurrency; default 1). */
+  inFlight?: number;
 }
+
+/**
+ * The most sends under way at once that fetch carries: what it runs at once, less room for the
+ * process's other fetches (one-off sends, the portal page).
+ */
+const fetchInFlight = fetchRequestsAtOnce - 32;
 
 /** The variables Bun's fetch takes a proxy from. */
 const proxyVariables = ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"] as const;
@@ -172,7 +181,7 @@ export function createSender(options: SenderOptions): Sender {
   const environment = options.environment ?? process.env;
   const proxied = proxyVariables.some((name) => Boolean(environment[name]));
   const exchange: Exchange =
-    boundSourceAddress || proxied
+    boundSourceAddress || proxied || (options.inFlight ?? 1) > fetchInFlight
       ? createHttpsExchange({
           secureContext: trustContext(options.caFile),
           localAddress: boundSourceAddress,
@@ -292,7 +301,10 @@ export function createSender(options: SenderOptions): Sender {
 
 /** The sender as the configuration describes it (CA file, source IP, private targets). */
 export function senderFromConfig(
-  config: Pick<Config, "unsafeAllowPrivateTargets" | "deliveryCaFile" | "deliverySourceIp">,
+  config: Pick<
+    Config,
+    "unsafeAllowPrivateTargets" | "deliveryCaFile" | "deliverySourceIp" | "deliveryConcurrency"
+  >,
   clock: Clock,
   extra: { resolve?: Resolver; log?: Logger; timeoutMs?: number } = {},
 ): Sender {
@@ -301,6 +313,7 @@ export function senderFromConfig(
     allowPrivate: config.unsafeAllowPrivateTargets,
     caFile: config.deliveryCaFile,
     sourceIp: config.deliverySourceIp,
+    inFlight: config.deliveryConcurrency,
     ...extra,
   });
 }
