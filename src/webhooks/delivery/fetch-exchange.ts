@@ -2,9 +2,9 @@
 // CPU per request (BENCHMARKS.md, 2026-12-04). One fetch session per server name, each with the
 // trusted roots given once (a request's own `tls.ca` costs a parse per request) and that name as
 // SNI and the name the certificate is checked against; the URL's host is the checked address, so
-// nothing is resolved again. Redirects are not followed, nothing is decompressed, and the
-// response body is never read: a small one is discarded so the connection is reused, anything
-// else is cancelled, which closes the connection.
+// nothing is resolved again. HTTP/1.1 only, redirects are not followed, nothing is
+// decompressed, and the response body is never read: a small one is discarded so the connection
+// is reused, anything else is cancelled, which closes the connection.
 import { discardsBody, type Exchange } from "./exchange.ts";
 
 /**
@@ -66,6 +66,9 @@ export function createFetchExchange(options: {
           headers,
           redirect: "manual",
           decompress: false,
+          // HTTP/1.1 always, as node:https: no HTTP/2 or HTTP/3 flag of Bun's, and no Alt-Svc
+          // answer, moves a delivery to another protocol or another place.
+          protocol: "http1.1",
           signal: controller.signal,
         })
         .then(
