@@ -7,14 +7,9 @@
 const upperUuid =
   /(?<=[/=])(?=[0-9a-f-]*[A-F])[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}(?=[/?&#]|$)/g;
 
-/** Any upper-case hex letter: a URL without one holds no UUID to lower (the common case). */
-const upperHexLetter = /[A-F]/;
-
 /** The request with its UUIDs in lower case; the same request when it has none in upper case. */
 export function withCanonicalIds(request: Request): Request {
   const url = request.url;
-  // The full pattern's look-arounds cost a cached answer ~0.5 µs (BENCHMARKS.md, 2026-12-04).
-  if (!upperHexLetter.test(url)) return request;
   const canonical = url.replace(upperUuid, (uuid) => uuid.toLowerCase());
   return canonical === url ? request : new Request(canonical, request);
 }
