@@ -1,8 +1,8 @@
 // A delivery's request over node:https: the transport when deliveries leave from a bound source
-// address (Bun's fetch ignores `localAddress`) or when a proxy is set in the environment (fetch
-// would send through it; node:https never does). One secure context built once (passing `ca`
-// per request costs a parse per request, ~5x slower); the host is the checked address, SNI the
-// URL's name.
+// address (Bun's fetch ignores `localAddress`), when a proxy is set in the environment (fetch
+// would send through it; node:https never does) or when more sends are under way at once than
+// fetch runs at once (sender.ts). One secure context built once (passing `ca` per request costs a
+// parse per request, ~5x slower); the host is the checked address, SNI the URL's name.
 import https from "node:https";
 import type { SecureContext } from "node:tls";
 import { discardsBody, type Exchange } from "./exchange.ts";
