@@ -90,6 +90,31 @@ describe("prepared lines (the access log's fast path)", () => {
     expect(lines[0]).not.toContain("x".repeat(43));
   });
 
+  test("varying numbers and ids are written as the level's method writes them, and secrets among them are still scrubbed", () => {
+    const lines: string[] = [];
+    const log = createLogger({ write: (line) => lines.push(line), now: fixedNow });
+    const varying = {
+      durationMs: 12.5,
+      requestId: "req_0DtLnQvO100007yk",
+      presented: apiKey,
+      signing: "whsec_abcdefghijklmnop",
+      token: "plain-looking",
+      notANumber: Number.NaN,
+      time2: "12:00:00.5",
+    };
+    log.prepare("info", "request", { status: 200 })(varying);
+    log.info("request", { status: 200, ...varying });
+    expect(lines[0]).toBe(lines[1] as string);
+    const record = JSON.parse(lines[0] ?? "{}");
+    expect(record.durationMs).toBe(12.5);
+    expect(record.requestId).toBe("req_0DtLnQvO100007yk");
+    expect(record.presented).toBe("svk_AbCd_123_[redacted]");
+    expect(record.signing).toBe("whsec_[redacted]");
+    expect(record.token).toBe("[redacted]");
+    expect(record.notANumber).toBeNull();
+    expect(lines[0]).not.toContain("abcdefghijklmnop");
+  });
+
   test("write nothing when their level is off, and flush a batching writer after a warning", () => {
     const lines: string[] = [];
     let flushes = 0;
