@@ -43,7 +43,7 @@ export interface Exchange {
 }
 
 /** Bodies up to this size are discarded unread so the connection can be reused. */
-export const discardableBodyBytes = 64 * 1024;
+const discardableBodyBytes = 64 * 1024;
 
 /** Whether a response body of this Content-Length (null: none given) is discarded, not closed. */
 export function discardsBody(contentLength: string | null | undefined): boolean {
