@@ -47,6 +47,28 @@ describe("the owner's check of a bank account", () => {
     });
   });
 
+  test("an account moved to another owner by hand is no longer the old owner's from the next generation", async () => {
+    const reads = createAccountReads(db);
+    const from = await owner("moved-from");
+    const to = await owner("moved-to");
+    const before = await generationOf(from.owner);
+    await reads.requireOwnAccount(from.owner, from.accountId, before);
+    const { bankAccounts } = db.t;
+    await db.write((tx) =>
+      tx
+        .update(bankAccounts)
+        .set({ serviceAccountId: to.owner })
+        .where(eq(bankAccounts.id, from.accountId)),
+    );
+    // The move changed the old owner's bank data too: its generation moved (the trigger).
+    const after = await generationOf(from.owner);
+    expect(after).toBeGreaterThan(before);
+    await expect(reads.requireOwnAccount(from.owner, from.accountId, after)).rejects.toMatchObject({
+      code: "not_found",
+    });
+    await reads.requireOwnAccount(to.owner, from.accountId, await generationOf(to.owner));
+  });
+
   test("never remembers an account that was not found, nor one of another service account", async () => {
     const reads = createAccountReads(db);
     const mine = await owner("mine");
