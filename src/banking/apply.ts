@@ -12,7 +12,7 @@
 // - account.balance.updated: when current, available or currency differ from the stored ones;
 //   fetched_at is the stored balances.fetched_at rendered with toISOString().
 // - connection.status.changed: when the status moved (see status.ts).
-import { and, eq, inArray } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { activateIfRealBankAndBilling } from "../accounts/activation.ts";
 import type { Clock } from "../core/clock.ts";
 import { newId } from "../core/ids.ts";
@@ -127,18 +127,33 @@ async function writeBalance(
   return true;
 }
 
+/**
+ * The account's stored rows with these stable ids (at most a chunk of them), read through
+ * transactions_external_unique. As one row value: with `account_id = ? AND external_id IN (…)`
+ * SQLite's planner (which has no statistics) took the primary key's `account_id` prefix and read
+ * the account's whole history for every chunk, so a sync's cost grew with the account's age
+ * (BENCHMARKS.md, "A sync's lookups by id").
+ */
+export function transactionsByExternalIdQuery(tx: Db, accountId: string, externalIds: string[]) {
+  const { transactions } = tx.t;
+  const pairs = sql.join(
+    externalIds.map((externalId) => sql`(${accountId}, ${externalId})`),
+    sql`, `,
+  );
+  return tx
+    .select()
+    .from(transactions)
+    .where(sql`(${transactions.accountId}, ${transactions.externalId}) IN (VALUES ${pairs})`);
+}
+
 async function loadByExternalId(
   tx: Db,
   accountId: string,
   externalIds: string[],
 ): Promise<Map<string, TransactionRow>> {
-  const { transactions } = tx.t;
   const found = new Map<string, TransactionRow>();
   for (const part of chunks([...new Set(externalIds)])) {
-    const rows = await tx
-      .select()
-      .from(transactions)
-      .where(and(eq(transactions.accountId, accountId), inArray(transactions.externalId, part)));
+    const rows = await transactionsByExternalIdQuery(tx, accountId, part);
     for (const row of rows) found.set(row.externalId, row);
   }
   return found;

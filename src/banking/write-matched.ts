@@ -51,6 +51,17 @@ async function loadSeenUnder(
   return seen;
 }
 
+/**
+ * Stored rows by their ids (at most a chunk of them), read through transactions_id_unique; the
+ * caller keeps only its account's. By id alone: with `account_id = ? AND id IN (…)` SQLite's
+ * planner (no statistics) read the account's whole history instead (apply.ts,
+ * transactionsByExternalIdQuery).
+ */
+export function transactionsByIdQuery(tx: Db, ids: string[]) {
+  const { transactions } = tx.t;
+  return tx.select().from(transactions).where(inArray(transactions.id, ids));
+}
+
 /** The stored rows this answer may name: its dates (and window) widened, and those its ids name. */
 async function loadCandidates(
   tx: Db,
@@ -85,12 +96,8 @@ async function loadCandidates(
   const have = new Set(rows.map((r) => r.id));
   const missing = [...new Set(namedIds)].filter((id) => !have.has(id));
   for (const part of chunks(missing)) {
-    rows.push(
-      ...(await tx
-        .select()
-        .from(transactions)
-        .where(and(eq(transactions.accountId, accountId), inArray(transactions.id, part)))),
-    );
+    const found = await transactionsByIdQuery(tx, part);
+    rows.push(...found.filter((row) => row.accountId === accountId));
   }
   return rows.sort(
     (a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1),

@@ -1,0 +1,63 @@
+// The sync finds an account's stored transactions by their ids through the unique indexes, so
+// its cost does not grow with the account's history: SQLite's planner has no statistics, and
+// with `account_id = ? AND external_id IN (…)` (or `id IN (…)`) it read the account's whole
+// primary-key range for every chunk of ids (BENCHMARKS.md, "A sync's lookups by id").
+import { afterAll, describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
+import { transactionsByExternalIdQuery } from "../../src/banking/apply.ts";
+import { transactionsByIdQuery } from "../../src/banking/write-matched.ts";
+import type { Db } from "../../src/db/store.ts";
+import {
+  generatedTransactions,
+  insertTransactions,
+  ownerWithAccount,
+} from "../support/bank-fixtures.ts";
+import { testEngine } from "../support/engine.ts";
+import { createFakeClock } from "../support/fake-clock.ts";
+import { createTestServices } from "../support/services.ts";
+
+const clock = createFakeClock("2026-06-01T09:00:00.000Z");
+const services = await createTestServices({ clock });
+afterAll(() => services.database.close());
+const { db } = services;
+
+/** The engine's plan of a query, its parameters written in as literals. */
+async function planOf(query: { toSQL(): { sql: string; params: unknown[] } }): Promise<string> {
+  const { sql: text, params } = query.toSQL();
+  let index = 0;
+  const literal = text.replace(/\$\d+|\?/g, () => `'${String(params[index++])}'`);
+  const explain = testEngine === "postgres" ? "EXPLAIN" : "EXPLAIN QUERY PLAN";
+  const rows = await db.rows<Record<string, unknown>>(sql.raw(`${explain} ${literal}`));
+  return rows.map((row) => String(row["QUERY PLAN"] ?? row.detail)).join("\n");
+}
+
+describe("a sync's lookups of stored transactions", async () => {
+  const { accountId } = await ownerWithAccount(db, clock, "lookups");
+  // An account with history, and statistics older than it (as after a large first sync).
+  await db.write((tx: Db) => tx.rows(sql.raw("ANALYZE")));
+  const ids = await insertTransactions(
+    db,
+    clock,
+    accountId,
+    generatedTransactions(3_000, { lastDate: "2026-05-31", perDay: 20 }),
+  );
+  const some = [ids[10], ids[1_500], ids[2_990]] as string[];
+
+  test("by stable id: the rows named, read through transactions_external_unique", async () => {
+    // The fixture's external ids are the rows' ids.
+    const query = transactionsByExternalIdQuery(db, accountId, [...some, "not-stored"]);
+    expect((await query).map((row) => row.id).sort()).toEqual([...some].sort());
+    expect(await planOf(query)).toContain("transactions_external_unique");
+  });
+
+  test("by stable id: another account's rows with the same id are not the account's", async () => {
+    const other = await ownerWithAccount(db, clock, "lookups-other");
+    expect(await transactionsByExternalIdQuery(db, other.accountId, some)).toEqual([]);
+  });
+
+  test("by row id: the rows named, read through transactions_id_unique", async () => {
+    const query = transactionsByIdQuery(db, [...some, "not-stored"]);
+    expect((await query).map((row) => row.id).sort()).toEqual([...some].sort());
+    expect(await planOf(query)).toContain("transactions_id_unique");
+  });
+});
