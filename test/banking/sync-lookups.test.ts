@@ -25,7 +25,11 @@ const { db } = services;
 async function planOf(query: { toSQL(): { sql: string; params: unknown[] } }): Promise<string> {
   const { sql: text, params } = query.toSQL();
   let index = 0;
-  const literal = text.replace(/\$\d+|\?/g, () => `'${String(params[index++])}'`);
+  // An array (PostgreSQL's ids) as its text form, which the query's `::text[]` reads.
+  const literal = text.replace(/\$\d+|\?/g, () => {
+    const param = params[index++];
+    return Array.isArray(param) ? `'{${param.join(",")}}'` : `'${String(param)}'`;
+  });
   const explain = testEngine === "postgres" ? "EXPLAIN" : "EXPLAIN QUERY PLAN";
   const rows = await db.rows<Record<string, unknown>>(sql.raw(`${explain} ${literal}`));
   return rows.map((row) => String(row["QUERY PLAN"] ?? row.detail)).join("\n");
