@@ -65,3 +65,37 @@ describe("a sync's lookups of stored transactions", async () => {
     expect(await planOf(query)).toContain("transactions_id_unique");
   });
 });
+
+// A database of its own, apart from the plans above: after an EXPLAIN QUERY PLAN on SQLite's read
+// connection, a later test's reads there saw an old snapshot (the service never runs EXPLAIN).
+const oddServices = await createTestServices({ clock });
+afterAll(() => oddServices.database.close());
+
+describe("a sync's lookup by stable id, ids as banks send them", () => {
+  test("by stable id: ids holding commas, quotes, braces, backslashes or spaces are found as they are", async () => {
+    // Bank ids are opaque text; PostgreSQL receives them as one array parameter.
+    const oddIds = ["a,b", 'quo"te', "{brace}", "back\\slash", "with space", "NULL", "ünï"];
+    const { accountId: oddAccount } = await ownerWithAccount(oddServices.db, clock, "lookups-odd");
+    const { transactions } = oddServices.db.t;
+    const stored = await insertTransactions(
+      oddServices.db,
+      clock,
+      oddAccount,
+      oddIds.map(() => ({ bookingDate: "2026-05-30" })),
+    );
+    await oddServices.db.write(async (tx: Db) => {
+      for (const [i, id] of stored.entries()) {
+        await tx
+          .update(transactions)
+          .set({ externalId: oddIds[i] as string })
+          .where(sql`${transactions.id} = ${id}`);
+      }
+    });
+    const found = await transactionsByExternalIdQuery(oddServices.db, oddAccount, [
+      ...oddIds,
+      "a",
+      "b",
+    ]);
+    expect(found.map((row) => row.externalId).sort()).toEqual([...oddIds].sort());
+  });
+});
