@@ -2,7 +2,7 @@
 // its cost does not grow with the account's history: SQLite's planner has no statistics, and
 // with `account_id = ? AND external_id IN (…)` (or `id IN (…)`) it read the account's whole
 // primary-key range for every chunk of ids (BENCHMARKS.md, "A sync's lookups by id").
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { transactionsByExternalIdQuery } from "../../src/banking/apply.ts";
 import { transactionsByIdQuery } from "../../src/banking/write-matched.ts";
@@ -35,17 +35,21 @@ async function planOf(query: { toSQL(): { sql: string; params: unknown[] } }): P
   return rows.map((row) => String(row["QUERY PLAN"] ?? row.detail)).join("\n");
 }
 
-describe("a sync's lookups of stored transactions", async () => {
-  const { accountId } = await ownerWithAccount(db, clock, "lookups");
-  // An account with history, and statistics older than it (as after a large first sync).
-  await db.write((tx: Db) => tx.rows(sql.raw("ANALYZE")));
-  const ids = await insertTransactions(
-    db,
-    clock,
-    accountId,
-    generatedTransactions(3_000, { lastDate: "2026-05-31", perDay: 20 }),
-  );
-  const some = [ids[10], ids[1_500], ids[2_990]] as string[];
+describe("a sync's lookups of stored transactions", () => {
+  let accountId = "";
+  let some: string[] = [];
+  beforeAll(async () => {
+    ({ accountId } = await ownerWithAccount(db, clock, "lookups"));
+    // An account with history, and statistics older than it (as after a large first sync).
+    await db.write((tx: Db) => tx.rows(sql.raw("ANALYZE")));
+    const ids = await insertTransactions(
+      db,
+      clock,
+      accountId,
+      generatedTransactions(3_000, { lastDate: "2026-05-31", perDay: 20 }),
+    );
+    some = [ids[10], ids[1_500], ids[2_990]] as string[];
+  });
 
   test("by stable id: the rows named, read through transactions_external_unique", async () => {
     // The fixture's external ids are the rows' ids.
@@ -78,21 +82,13 @@ describe("a sync's lookup by stable id, ids as banks send them", () => {
     // Bank ids are opaque text; PostgreSQL receives them as one array parameter.
     const oddIds = ["a,b", 'quo"te', "{brace}", "back\\slash", "with space", "NULL", "ünï"];
     const { accountId: oddAccount } = await ownerWithAccount(oddServices.db, clock, "lookups-odd");
-    const { transactions } = oddServices.db.t;
-    const stored = await insertTransactions(
+    // The fixture stores each row under its id as its stable id.
+    await insertTransactions(
       oddServices.db,
       clock,
       oddAccount,
-      oddIds.map(() => ({ bookingDate: "2026-05-30" })),
+      oddIds.map((id) => ({ id, bookingDate: "2026-05-30" })),
     );
-    await oddServices.db.write(async (tx: Db) => {
-      for (const [i, id] of stored.entries()) {
-        await tx
-          .update(transactions)
-          .set({ externalId: oddIds[i] as string })
-          .where(sql`${transactions.id} = ${id}`);
-      }
-    });
     const found = await transactionsByExternalIdQuery(oddServices.db, oddAccount, [
       ...oddIds,
       "a",

@@ -7,6 +7,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { createServiceAccount } from "../../src/accounts/service-accounts.ts";
+import type { Db } from "../../src/db/store.ts";
 import {
   insertBankAccount,
   insertConnection,
@@ -38,7 +39,10 @@ async function generationOf(serviceAccountId: string): Promise<number> {
   return Number(row?.generation);
 }
 
-/** Two owners, each with a connection and a bank account; `from`'s account has a balance. */
+/**
+ * Two owners, each with a connection and a bank account; `from`'s account has a balance and one
+ * transaction.
+ */
 async function twoOwners(label: string) {
   const from = await newOwner(`${label}-from`);
   const to = await newOwner(`${label}-to`);
@@ -49,15 +53,22 @@ async function twoOwners(label: string) {
     serviceAccountId: to,
     connectionId: toConnection,
   });
+  const fromAccount = fromBank.accountIds[0] as string;
+  const [fromTransaction] = await insertTransactions(db, clock, fromAccount, [
+    { bookingDate: "2026-11-30" },
+  ]);
   return {
     from,
     to,
     fromConnection: fromBank.connectionId,
-    fromAccount: fromBank.accountIds[0] as string,
+    fromAccount,
+    fromTransaction: fromTransaction as string,
     toConnection,
     toAccount,
   };
 }
+
+type TwoOwners = Awaited<ReturnType<typeof twoOwners>>;
 
 /** Runs `write` and says whose generations moved. */
 async function generationsMovedBy(owners: string[], write: () => Promise<unknown>) {
@@ -67,73 +78,59 @@ async function generationsMovedBy(owners: string[], write: () => Promise<unknown
   return owners.map((_, i) => (after[i] as number) > (before[i] as number));
 }
 
+/** Each kind of move, by the rule its test states. */
+const moves: [rule: string, move: (tx: Db, o: TwoOwners) => Promise<unknown>][] = [
+  [
+    "a connection given to another service account",
+    (tx, o) =>
+      tx
+        .update(connections)
+        .set({ serviceAccountId: o.to })
+        .where(eq(connections.id, o.fromConnection)),
+  ],
+  [
+    "a bank account given to another service account",
+    (tx, o) =>
+      tx
+        .update(bankAccounts)
+        .set({ serviceAccountId: o.to, connectionId: o.toConnection })
+        .where(eq(bankAccounts.id, o.fromAccount)),
+  ],
+  [
+    "a balance put under another owner's bank account",
+    (tx, o) =>
+      tx
+        .update(balances)
+        .set({ accountId: o.toAccount })
+        .where(eq(balances.accountId, o.fromAccount)),
+  ],
+  [
+    "a transaction put under another owner's bank account",
+    (tx, o) =>
+      tx
+        .update(transactions)
+        .set({ accountId: o.toAccount })
+        .where(eq(transactions.id, o.fromTransaction)),
+  ],
+];
+
 describe("a row moved to another owner moves both owners' data generations", () => {
-  test("a connection given to another service account", async () => {
-    const o = await twoOwners("connection");
-    const moved = await generationsMovedBy([o.from, o.to], () =>
-      db.write((tx) =>
-        tx
-          .update(connections)
-          .set({ serviceAccountId: o.to })
-          .where(eq(connections.id, o.fromConnection)),
-      ),
-    );
-    expect(moved).toEqual([true, true]);
-  });
-
-  test("a bank account given to another service account", async () => {
-    const o = await twoOwners("bank-account");
-    const moved = await generationsMovedBy([o.from, o.to], () =>
-      db.write((tx) =>
-        tx
-          .update(bankAccounts)
-          .set({ serviceAccountId: o.to, connectionId: o.toConnection })
-          .where(eq(bankAccounts.id, o.fromAccount)),
-      ),
-    );
-    expect(moved).toEqual([true, true]);
-  });
-
-  test("a balance put under another owner's bank account", async () => {
-    const o = await twoOwners("balance");
-    const moved = await generationsMovedBy([o.from, o.to], () =>
-      db.write((tx) =>
-        tx
-          .update(balances)
-          .set({ accountId: o.toAccount })
-          .where(eq(balances.accountId, o.fromAccount)),
-      ),
-    );
-    expect(moved).toEqual([true, true]);
-  });
-
-  test("a transaction put under another owner's bank account", async () => {
-    const o = await twoOwners("transaction");
-    const [transactionId] = await insertTransactions(db, clock, o.fromAccount, [
-      { bookingDate: "2026-11-30" },
-    ]);
-    const moved = await generationsMovedBy([o.from, o.to], () =>
-      db.write((tx) =>
-        tx
-          .update(transactions)
-          .set({ accountId: o.toAccount })
-          .where(eq(transactions.id, transactionId as string)),
-      ),
-    );
-    expect(moved).toEqual([true, true]);
-  });
+  for (const [index, [rule, move]] of moves.entries()) {
+    test(rule, async () => {
+      const o = await twoOwners(`move-${index}`);
+      const moved = await generationsMovedBy([o.from, o.to], () => db.write((tx) => move(tx, o)));
+      expect(moved).toEqual([true, true]);
+    });
+  }
 
   test("an update that moves nothing still moves its owner's generation, and only that one", async () => {
     const o = await twoOwners("in-place");
-    const [transactionId] = await insertTransactions(db, clock, o.fromAccount, [
-      { bookingDate: "2026-11-30" },
-    ]);
     const moved = await generationsMovedBy([o.from, o.to], () =>
       db.write(async (tx) => {
         await tx
           .update(transactions)
           .set({ amount: "-1.00" })
-          .where(eq(transactions.id, transactionId as string));
+          .where(eq(transactions.id, o.fromTransaction));
         await tx
           .update(bankAccounts)
           .set({ name: "Renamed" })
