@@ -67,6 +67,13 @@ describe("batched log lines", () => {
     expect(chunks.join("")).toBe(`Café Zürich € 😀\n${long}\nafter\n`);
   });
 
+  test("a lone surrogate in a line is written as U+FFFD, as TextEncoder encodes it", () => {
+    const { chunks, sink, endTurn } = harness();
+    sink.write("a\uD800b");
+    endTurn();
+    expect(chunks.join("")).toBe("a\uFFFDb\n");
+  });
+
   test("flush with nothing queued writes nothing", () => {
     const { chunks, sink } = harness();
     sink.flush();

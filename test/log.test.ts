@@ -99,6 +99,8 @@ describe("prepared lines (the access log's fast path)", () => {
       presented: apiKey,
       signing: "whsec_abcdefghijklmnop",
       token: "plain-looking",
+      secret: 42,
+      marker: "whsec_plain",
       notANumber: Number.NaN,
       time2: "12:00:00.5",
     };
@@ -111,6 +113,8 @@ describe("prepared lines (the access log's fast path)", () => {
     expect(record.presented).toBe("svk_AbCd_123_[redacted]");
     expect(record.signing).toBe("whsec_[redacted]");
     expect(record.token).toBe("[redacted]");
+    expect(record.secret).toBe("[redacted]");
+    expect(record.marker).toBe("whsec_[redacted]");
     expect(record.notANumber).toBeNull();
     expect(lines[0]).not.toContain("abcdefghijklmnop");
   });

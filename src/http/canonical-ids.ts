@@ -6,10 +6,13 @@
 // having to know. Anything else in the URL (cursors, names) is left as it is.
 const upperUuid =
   /(?<=[/=])(?=[0-9a-f-]*[A-F])[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}(?=[/?&#]|$)/g;
+const upperHexDigit = /[A-F]/;
 
 /** The request with its UUIDs in lower case; the same request when it has none in upper case. */
 export function withCanonicalIds(request: Request): Request {
   const url = request.url;
+  // Most URLs hold no upper-case hex digit at all, and then nothing can match: one cheap scan.
+  if (!upperHexDigit.test(url)) return request;
   const canonical = url.replace(upperUuid, (uuid) => uuid.toLowerCase());
   return canonical === url ? request : new Request(canonical, request);
 }

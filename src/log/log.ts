@@ -63,6 +63,25 @@ const isSecretField = perFieldName((name) => secretFieldPattern.test(name));
 /** A field name as a JSON string, for prepared lines. */
 const fieldNameJson = perFieldName((name) => JSON.stringify(name));
 
+/** Characters a string may hold to be its own JSON between quotes, with nothing to mask. */
+const plainText = /^[A-Za-z0-9_.:-]*$/;
+
+/**
+ * A prepared line's varying field as JSON, as JSON.stringify writes it after scrubbing (undefined
+ * when it has no JSON value). The values it usually holds (a finite duration, a request id) are
+ * written without either step: scrubbing them changes nothing.
+ */
+function varyingJson(name: string, value: unknown): string | undefined {
+  if (!isSecretField(name)) {
+    if (typeof value === "number" && Number.isFinite(value)) return `${value}`;
+    if (typeof value === "string" && plainText.test(value) && !secretMarkerPattern.test(value)) {
+      return `"${value}"`;
+    }
+  }
+  // As JSON.stringify does for an object: a field without a JSON value is left out (undefined).
+  return JSON.stringify(sanitiseField(name, value));
+}
+
 function sanitise(value: unknown, depth = 0): unknown {
   if (typeof value === "string") return redactSecrets(value);
   if (value instanceof Error) {
@@ -136,8 +155,7 @@ export function createLogger(options: LoggerOptions = {}, bound: LogFields = {})
     return (varying: LogFields) => {
       let tail = "";
       for (const key in varying) {
-        // As JSON.stringify does for an object: fields without a JSON value are left out.
-        const value = JSON.stringify(sanitiseField(key, varying[key]));
+        const value = varyingJson(key, varying[key]);
         if (value !== undefined) tail += `,${fieldNameJson(key)}:${value}`;
       }
       written(level, `{"time":"${timestamp()}",${headJson}${tail}}`);

@@ -41,10 +41,9 @@ export function createBatchedSink(
     options.schedule ??
     // Unreferenced: a queue never keeps the process alive (what is queued at exit is flushed).
     ((run: () => void) => void setTimeout(run, maxDelayMs).unref());
-  const utf8 = new TextEncoder();
   // Room for the threshold and a line past it; a longer line grows it until the next write.
   const roomBytes = maxQueuedBytes + 16 * 1024;
-  let buffer = new Uint8Array(roomBytes);
+  let buffer = Buffer.allocUnsafe(roomBytes);
   let used = 0;
   let scheduled = false;
   const flush = () => {
@@ -52,18 +51,19 @@ export function createBatchedSink(
     const chunk = buffer.subarray(0, used);
     used = 0;
     writeChunk(chunk);
-    if (buffer.length > roomBytes) buffer = new Uint8Array(roomBytes);
+    if (buffer.length > roomBytes) buffer = Buffer.allocUnsafe(roomBytes);
   };
   return {
     write(line) {
       // UTF-8 takes at most 3 bytes per UTF-16 code unit, and the newline one.
       const mostBytes = line.length * 3 + 1;
       if (used + mostBytes > buffer.length) {
-        const grown = new Uint8Array(Math.max(buffer.length * 2, used + mostBytes));
+        const grown = Buffer.allocUnsafe(Math.max(buffer.length * 2, used + mostBytes));
         grown.set(buffer.subarray(0, used));
         buffer = grown;
       }
-      used += utf8.encodeInto(line, buffer.subarray(used)).written;
+      // Buffer#write encodes at an offset: no view and no result object per line.
+      used += buffer.write(line, used);
       buffer[used++] = newline;
       if (used >= maxQueuedBytes) flush();
       else if (!scheduled) {
