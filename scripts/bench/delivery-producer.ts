@@ -88,6 +88,12 @@ async function produceAtRate(rate: number, seconds: number): Promise<void> {
   }
   const elapsedS = (performance.now() - started) / 1000;
   const usage = process.cpuUsage();
+  // The share of the run this process held the write lock (SQLite): the service's turns wait
+  // for it, so the latency phase's tail depends on it.
+  const lockStats = services.database.writeLockStats?.();
+  const lockHeldMs = lockStats
+    ? Object.values(lockStats).reduce((sum, entry) => sum + entry.heldMs, 0)
+    : undefined;
   await Bun.write(values["times-file"] as string, `${lines.join("\n")}\n`);
   await services.database.close();
   console.log(
@@ -95,6 +101,7 @@ async function produceAtRate(rate: number, seconds: number): Promise<void> {
       written: lines.length,
       offeredPerSecond: lines.length / elapsedS,
       cpuMs: (usage.user + usage.system) / 1000,
+      lockHeldShare: lockHeldMs === undefined ? undefined : lockHeldMs / 1000 / elapsedS,
     }),
   );
 }

@@ -410,7 +410,7 @@ async function latency() {
       "--times-file",
       timesFile,
     ]),
-  ) as { written: number; offeredPerSecond: number; cpuMs: number };
+  ) as { written: number; offeredPerSecond: number; cpuMs: number; lockHeldShare?: number };
   const elapsed = (now() - started) / 1000;
   const after = await receiverStats();
   const cpu = (cpuMs() - cpuBefore) / 1000 / elapsed;
@@ -435,6 +435,7 @@ async function latency() {
     locks,
     offered: report.offeredPerSecond,
     producerCpu: report.cpuMs / 1000 / elapsed,
+    producerLockShare: report.lockHeldShare,
     delivered: (after.count - before.count) / elapsed,
     samples: latencies.length,
     missing: written.size,
@@ -523,7 +524,7 @@ if (full) {
 const lat = phases.has("latency") ? await latency() : undefined;
 if (lat) {
   console.log(
-    `latency    ${Math.round(lat.offered)} events/s offered, ${Math.round(lat.delivered)} delivered/s: first attempt p50 ${round(lat.p50)} ms, p90 ${round(lat.p90)} ms, p99 ${round(lat.p99)} ms (target <= 20 ms at 2,000/s), max ${round(lat.max)} ms (${lat.samples} samples, ${lat.missing} missing; service CPU ${round(lat.serviceCpu, 2)} cores, producer ${round(lat.producerCpu, 2)}, receiver ${round(lat.receiverCpu, 2)})`,
+    `latency    ${Math.round(lat.offered)} events/s offered, ${Math.round(lat.delivered)} delivered/s: first attempt p50 ${round(lat.p50)} ms, p90 ${round(lat.p90)} ms, p99 ${round(lat.p99)} ms (target <= 20 ms at 2,000/s), max ${round(lat.max)} ms (${lat.samples} samples, ${lat.missing} missing; service CPU ${round(lat.serviceCpu, 2)} cores, producer ${round(lat.producerCpu, 2)}${lat.producerLockShare === undefined ? "" : ` holding the write lock ${round(lat.producerLockShare * 100, 1)} % of the time`}, receiver ${round(lat.receiverCpu, 2)})`,
   );
   console.log(`           ${lat.locks}`);
 }

@@ -254,6 +254,11 @@ export function openSqliteDatabase(path: string, options: SqliteOptions = {}): S
     }
     return turnCounter;
   };
+  // The writer's own commits do not move its data_version (SQLite: "changes committed by any
+  // other connection"), and the reader never commits, so on the writer it moves only with
+  // another process's commits: what the outbox relay listens for (its own it hears directly).
+  const writerDataVersion = writer.prepare<[number], []>("PRAGMA data_version");
+  const otherProcessesCounter = () => Number(writerDataVersion.values()[0]?.[0]);
   return {
     engine: "sqlite",
     db,
@@ -261,6 +266,7 @@ export function openSqliteDatabase(path: string, options: SqliteOptions = {}): S
     writer,
     reader,
     changeCounter,
+    otherProcessesCounter,
     writeLockStats,
     exclusive: (work) => exclusive(() => work(writer)),
     location: path,

@@ -120,6 +120,12 @@ export interface Database {
    */
   readonly changeCounter?: () => number;
   /**
+   * A number that moves after every commit by another process (never by this one's), read
+   * through the engine each time it is called (SQLite: PRAGMA data_version on the writer
+   * connection). Undefined where there is none (PostgreSQL, which notifies instead).
+   */
+  readonly otherProcessesCounter?: () => number;
+  /**
    * SQLite: the write lock's held time since the database was opened (BEGIN IMMEDIATE to
    * COMMIT or ROLLBACK, the work's awaits included), per `WriteOptions.purpose`: the serial part
    * every process on the file shares (BENCHMARKS.md, "Past two cores, on paper").

@@ -188,6 +188,33 @@ describe.if(testEngine === "sqlite")("SQLite: one writer, serialised", () => {
   });
 });
 
+describe("SQLite: the counter other processes' commits move (the outbox relay's)", () => {
+  test("it moves with another process's commit, never with this process's own, and leaves the writer free to begin", async () => {
+    const store = openSqliteDatabase(`${makeTempDir("svc-others")}/svc.db`);
+    try {
+      await migrateDatabase(store);
+      const counter = store.otherProcessesCounter as () => number;
+      const before = counter();
+      await store.db.write((tx) => putMeta(tx, "own", "this process"));
+      expect(counter()).toBe(before);
+      // The reader's counter (the caches') moves with this process's commits too.
+      const sharedBefore = store.changeCounter?.();
+      const other = new SqliteConnection(store.path);
+      other.exec("INSERT INTO instance_meta (key, value, updated_at) VALUES ('other', 'x', 0)");
+      other.close();
+      expect(counter()).not.toBe(before);
+      // Read between writes, it leaves no transaction open on the writer.
+      expect(store.writer.inTransaction).toBe(false);
+      await store.db.write((tx) => putMeta(tx, "after", "still writable"));
+      expect(await meta(store.db, "after")).toBe("still writable");
+      await Bun.sleep(0);
+      expect(store.changeCounter?.()).not.toBe(sharedBefore);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe.if(testEngine === "postgres")("PostgreSQL: serializable, retried", () => {
   test("a transaction that loses a serialization conflict is retried and both commit exactly once", async () => {
     const other = openDatabase(settings);

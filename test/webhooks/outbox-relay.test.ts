@@ -1,6 +1,6 @@
 // Wake-ups across processes and instances: an event written by one instance (or the
 // CLI) starts its first attempt at once on another, without waiting for the one-second tick:
-// LISTEN/NOTIFY on PostgreSQL, SQLite's change counter polled every 5 ms on SQLite.
+// LISTEN/NOTIFY on PostgreSQL, SQLite's data version polled every 2 ms on SQLite.
 import { afterAll, describe, expect, test } from "bun:test";
 import { silentLogger } from "../../src/log/log.ts";
 import { openServices } from "../../src/server/services.ts";
