@@ -1,5 +1,7 @@
 // A database handle that fails inside its write transactions, to prove that a failure rolls a
 // whole transaction back, on either engine (no engine-specific trigger needed).
+import type { Statement } from "bun:sqlite";
+import { getTableName } from "drizzle-orm";
 import type { Tables } from "../../src/db/schema.ts";
 import type { Db } from "../../src/db/store.ts";
 
@@ -9,7 +11,10 @@ export interface FailingDb {
   disarm(): void;
 }
 
-/** Every insert into `table` inside a write transaction throws `message` while armed. */
+/**
+ * Every insert into `table` inside a write transaction throws `message` while armed: drizzle's
+ * builder and, on SQLite, a prepared statement of fixed text (Db.prepared) that inserts into it.
+ */
 export function failingInserts(
   db: Db,
   table: keyof Tables,
@@ -17,7 +22,32 @@ export function failingInserts(
 ): FailingDb {
   let armed = true;
   const wrap = (tx: Db): Db => {
+    const inserts = new RegExp(
+      `^\\s*INSERT INTO\\s+[\`"]?${getTableName(tx.t[table])}[\`"]?[\\s(]`,
+      "i",
+    );
+    const failing = (statement: Statement): Statement =>
+      new Proxy(statement, {
+        get(target, name) {
+          const member = Reflect.get(target, name);
+          if (typeof member !== "function") return member;
+          return (...args: unknown[]) => {
+            if (armed) throw new Error(message);
+            return member.apply(target, args);
+          };
+        },
+      });
     const wrapped: Db = Object.create(tx, {
+      ...(tx.prepared
+        ? {
+            prepared: {
+              value: (sqlText: string) => {
+                const statement = (tx.prepared as (text: string) => Statement)(sqlText);
+                return inserts.test(sqlText) ? failing(statement) : statement;
+              },
+            },
+          }
+        : {}),
       insert: {
         value: (target: Tables[keyof Tables]) => {
           if (armed && target === tx.t[table]) throw new Error(message);

@@ -6,7 +6,11 @@ const { deliveries, events, webhookEndpoints } = tables;
 
 import { newId } from "../../src/core/ids.ts";
 import { canonicalJson } from "../../src/webhooks/events/canonical-json.ts";
-import { buildEvent, recordAccountEvent } from "../../src/webhooks/events/write.ts";
+import {
+  buildEvent,
+  recordAccountEvent,
+  recordAccountEvents,
+} from "../../src/webhooks/events/write.ts";
 import { createTestServices } from "../support/services.ts";
 
 const accountId = "5b0c1f7e-8f2a-4d59-9a51-0d6f3c2b1a90";
@@ -82,14 +86,19 @@ describe("recordAccountEvent (transactional outbox)", () => {
     const { account } = await createServiceAccount(services.db, services.clock, {
       email: "o@example.com",
     });
-    const endpoint = async (status: "active" | "paused" | "disabled", verified: boolean) => {
+    const endpoint = async (
+      status: "active" | "paused" | "disabled",
+      verified: boolean,
+      options: { owner?: string; eventTypes?: string[] } = {},
+    ) => {
       const id = newId();
       const now = services.clock.now();
       await services.db.write((tx) =>
         tx.insert(webhookEndpoints).values({
           id,
-          serviceAccountId: account.id,
+          serviceAccountId: options.owner ?? account.id,
           url: `https://hooks.example.com/${id}`,
+          eventTypes: options.eventTypes ? JSON.stringify(options.eventTypes) : null,
           secretSalt: "s",
           secretHash: "h",
           status,
@@ -120,6 +129,70 @@ describe("recordAccountEvent (transactional outbox)", () => {
     expect(rows[0]?.status).toBe("pending");
     expect(rows[0]?.nextAttemptAt).toEqual(services.clock.now());
     expect((await services.db.select().from(events))[0]?.body).toBe(recorded.body);
+  });
+
+  test("events of several accounts in one call: each row stored whole, a delivery per eligible endpoint of its own account that wants its type, the defaults the schema gives", async () => {
+    const { services, accountId: owner, endpoint } = await setup();
+    const { account: other } = await createServiceAccount(services.db, services.clock, {
+      email: "p@example.com",
+    });
+    const mine = await endpoint("active", true);
+    const onlyBalances = await endpoint("active", true, {
+      eventTypes: ["account.balance.updated"],
+    });
+    const theirs = await endpoint("active", true, { owner: other.id });
+    const data = { account_id: accountId, fetched_at: at.toISOString(), new_count: 1 };
+    const recorded = await services.db.write((tx) =>
+      recordAccountEvents(tx, services.clock, [
+        { serviceAccountId: owner, type: "account.transactions.available", data },
+        { serviceAccountId: other.id, type: "account.transactions.available", data },
+      ]),
+    );
+    const now = services.clock.now();
+    const storedEvents = await services.db.select().from(events).orderBy(events.id);
+    expect(storedEvents).toEqual(
+      recorded
+        .map((event, i) => ({
+          id: event.eventId,
+          serviceAccountId: i === 0 ? owner : other.id,
+          type: "account.transactions.available" as const,
+          body: event.body,
+          createdAt: now,
+        }))
+        .sort((a, b) => (a.id < b.id ? -1 : 1)),
+    );
+    const stored = await services.db.select().from(deliveries);
+    const expected = [
+      { eventId: recorded[0]?.eventId, endpointId: mine },
+      { eventId: recorded[1]?.eventId, endpointId: theirs },
+    ];
+    expect(stored.map(({ eventId, endpointId }) => ({ eventId, endpointId }))).toEqual(
+      expect.arrayContaining(expected),
+    );
+    expect(stored).toHaveLength(2);
+    expect(stored.some((row) => row.endpointId === onlyBalances)).toBe(false);
+    expect(recorded.map((event) => event.deliveryIds.length)).toEqual([1, 1]);
+    for (const row of stored) {
+      expect(row).toEqual({
+        id: expect.any(String),
+        eventId: row.eventId,
+        endpointId: row.endpointId,
+        kind: "event",
+        status: "pending",
+        attemptCount: 0,
+        nextAttemptAt: now,
+        leaseExpiresAt: null,
+        claimToken: null,
+        leaseHolder: null,
+        manual: false,
+        recoveryId: null,
+        lastStatusCode: null,
+        lastError: null,
+        createdAt: now,
+        completedAt: null,
+      });
+      expect(recorded.flatMap((event) => event.deliveryIds)).toContain(row.id);
+    }
   });
 
   test("a failure later in the same transaction leaves neither the event nor its deliveries", async () => {

@@ -11,6 +11,7 @@ import { canonicalJson } from "./canonical-json.ts";
 import { eventDataSchemas } from "./data.ts";
 import { endpointWants } from "./event-filter.ts";
 import type { AccountEventType, EventData, EventEnvelope, EventType } from "./types.ts";
+import { sqliteEligibleEndpoints, sqliteInsertEvents } from "./write-sqlite.ts";
 
 export interface BuiltEvent<T extends EventType> {
   envelope: EventEnvelope<T>;
@@ -58,9 +59,10 @@ export interface AccountEventInput<T extends AccountEventType = AccountEventType
  * of the account that is active and verified (spec 3) and whose event-type filter lets the
  * type through. Endpoints that are paused, disabled or
  * unverified get nothing, now or later (spec 6). After the transaction commits, call
- * `outbox.notify()` so the dispatcher sends at once. One query for the endpoints of each account
- * and one insert for all events and one for all deliveries: a sync raising several events costs
- * three statements, not three per event.
+ * `outbox.notify()` so the dispatcher sends at once. One query for the endpoints of all the
+ * accounts, then the rows: on PostgreSQL one insert for all events and one for all deliveries (a
+ * sync raising several events costs three round trips, not three per event); on SQLite, where a
+ * statement is a call, not a round trip, prepared single-row inserts (write-sqlite.ts).
  */
 export async function recordAccountEvents(
   tx: Db,
@@ -71,21 +73,24 @@ export async function recordAccountEvents(
   const { events, deliveries, webhookEndpoints } = tx.t;
   const now = clock.now();
   const accountIds = [...new Set(inputs.map((input) => input.serviceAccountId))];
-  const endpoints = await tx
-    .select({
-      id: webhookEndpoints.id,
-      serviceAccountId: webhookEndpoints.serviceAccountId,
-      eventTypes: webhookEndpoints.eventTypes,
-    })
-    .from(webhookEndpoints)
-    .where(
-      and(
-        inArray(webhookEndpoints.serviceAccountId, accountIds),
-        eq(webhookEndpoints.status, "active"),
-        isNotNull(webhookEndpoints.verifiedAt),
-      ),
-    )
-    .orderBy(asc(webhookEndpoints.id));
+  const endpoints =
+    tx.engine === "sqlite"
+      ? sqliteEligibleEndpoints(tx, accountIds)
+      : await tx
+          .select({
+            id: webhookEndpoints.id,
+            serviceAccountId: webhookEndpoints.serviceAccountId,
+            eventTypes: webhookEndpoints.eventTypes,
+          })
+          .from(webhookEndpoints)
+          .where(
+            and(
+              inArray(webhookEndpoints.serviceAccountId, accountIds),
+              eq(webhookEndpoints.status, "active"),
+              isNotNull(webhookEndpoints.verifiedAt),
+            ),
+          )
+          .orderBy(asc(webhookEndpoints.id));
   const eventRows: NewRow<"events">[] = [];
   const deliveryRows: NewRow<"deliveries">[] = [];
   const recorded = inputs.map((input) => {
@@ -117,6 +122,10 @@ export async function recordAccountEvents(
     }
     return { eventId: envelope.id, body, deliveryIds };
   });
+  if (tx.engine === "sqlite") {
+    sqliteInsertEvents(tx, eventRows, deliveryRows);
+    return recorded;
+  }
   for (const part of chunks(eventRows)) await tx.insert(events).values(part);
   for (const part of chunks(deliveryRows)) await tx.insert(deliveries).values(part);
   return recorded;
