@@ -61,13 +61,18 @@ export interface RecoveryView {
 
 type RecoveryRow = Row<"endpointRecoveries">;
 
-async function recoveryView(db: Db, row: RecoveryRow): Promise<RecoveryView> {
+/** How many of the deliveries a recovery queued are in each status (deliveries_recovery_idx). */
+export function recoveryDeliveriesByStatus(db: Db, recoveryId: string) {
   const { deliveries } = db.t;
-  const byStatus = await db
+  return db
     .select({ status: deliveries.status, n: sql<number>`count(*)` })
     .from(deliveries)
-    .where(eq(deliveries.recoveryId, row.id))
+    .where(eq(deliveries.recoveryId, recoveryId))
     .groupBy(deliveries.status);
+}
+
+async function recoveryView(db: Db, row: RecoveryRow): Promise<RecoveryView> {
+  const byStatus = await recoveryDeliveriesByStatus(db, row.id);
   const n = (statuses: string[]) =>
     byStatus.filter((r) => statuses.includes(r.status)).reduce((sum, r) => sum + Number(r.n), 0);
   return {

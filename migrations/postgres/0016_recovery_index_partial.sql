@@ -1,0 +1,2 @@
+DROP INDEX "deliveries_recovery_idx";--> statement-breakpoint
+CREATE INDEX "deliveries_recovery_idx" ON "deliveries" USING btree ("recovery_id") WHERE recovery_id IS NOT NULL;
