@@ -280,7 +280,9 @@ console.log(
       key: feedKey,
       cursor: feedCursor,
       changes: feedChanges,
+      // Both ends as of the set-up: a run that crosses midnight UTC must not ask for 731 days.
       listFrom: daysBack(729),
+      listTo: today,
     },
   }),
 );

@@ -105,7 +105,14 @@ const setup = JSON.parse(firstLine.split("\n")[0] as string) as {
   /** Where scripts/bench/engine-floor.ts reads the same pages (its engine arguments). */
   floorSource: string[];
   /** An account whose feed cursor precedes `changes` new transactions. */
-  feed: { accountId: string; key: string; cursor: string; changes: number; listFrom: string };
+  feed: {
+    accountId: string;
+    key: string;
+    cursor: string;
+    changes: number;
+    listFrom: string;
+    listTo: string;
+  };
 };
 
 interface Target {
@@ -333,7 +340,7 @@ async function timeChangeFeed(times: number) {
     // never is).
     const limit = 500 - i;
     const listed = await readAll(
-      `${base}?from=${feed.listFrom}&include_pending=true&limit=${limit}`,
+      `${base}?from=${feed.listFrom}&to=${feed.listTo}&include_pending=true&limit=${limit}`,
       (body) => (body.next_cursor ? `${base}?limit=${limit}&cursor=${body.next_cursor}` : null),
       (body) => (body.data as unknown[]).length,
     );
