@@ -1,11 +1,15 @@
 // Wake-ups across processes and instances: an event written by one instance (or the
 // CLI) starts its first attempt at once on another, without waiting for the one-second tick:
-// LISTEN/NOTIFY on PostgreSQL, SQLite's data version polled every 2 ms on SQLite.
+// LISTEN/NOTIFY on PostgreSQL, SQLite's data version polled every 2-25 ms on SQLite.
 import { afterAll, describe, expect, test } from "bun:test";
 import { silentLogger } from "../../src/log/log.ts";
 import { openServices } from "../../src/server/services.ts";
 import { createDispatcher } from "../../src/webhooks/delivery/dispatcher.ts";
 import { senderFromConfig } from "../../src/webhooks/delivery/sender.ts";
+import {
+  createSqliteOutboxRelay,
+  sqliteRelayPolls,
+} from "../../src/webhooks/events/outbox-relay.ts";
 import { createOutboxSignal, type OutboxRelay } from "../../src/webhooks/events/outbox-signal.ts";
 import { recordAccountEvent } from "../../src/webhooks/events/write.ts";
 import { testEngine } from "../support/engine.ts";
@@ -46,6 +50,49 @@ describe("the outbox signal", () => {
     await unsubscribe();
     await Bun.sleep(0);
     expect(stopped).toBe(1);
+  });
+
+  test("SQLite: the relay looks every 25 ms while quiet, every 2 ms for a second after another process committed, wakes once per move, and stops looking when stopped", async () => {
+    let version = 7;
+    let nowMs = 0;
+    const delays: number[] = [];
+    let next: (() => void) | undefined;
+    const relay = createSqliteOutboxRelay(
+      { otherProcessesCounter: () => version },
+      {
+        nowMs: () => nowMs,
+        schedule: (run, delayMs) => {
+          delays.push(delayMs);
+          next = run;
+          return () => {
+            next = undefined;
+          };
+        },
+      },
+    );
+    let notices = 0;
+    const stop = await relay.listen(() => notices++);
+    const look = (afterMs: number) => {
+      nowMs += afterMs;
+      next?.();
+    };
+    look(25);
+    look(25);
+    expect(notices).toBe(0);
+    version = 8; // another process committed
+    look(25);
+    expect(notices).toBe(1);
+    look(2);
+    look(2);
+    expect(notices).toBe(1);
+    version = 9;
+    look(2);
+    expect(notices).toBe(2);
+    look(sqliteRelayPolls.busyForMs); // quiet for a second
+    look(25);
+    expect(delays).toEqual([25, 25, 25, 2, 2, 2, 2, 25, 25]);
+    await stop();
+    expect(next).toBeUndefined();
   });
 
   test(`${testEngine}: an event written by another process or instance is sent at once by this one's dispatcher (no tick)`, async () => {
