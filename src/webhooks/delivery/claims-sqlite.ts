@@ -3,7 +3,7 @@
 // write lock, the cluster-wide cap's count, the UPDATE that takes the rows and returns them with
 // their event's body, and the endpoints' state. The same rules as PostgreSQL's statement
 // (webhooks/delivery/claims-postgres.ts); id lists go as one JSON parameter read by json_each.
-import type { Statement } from "bun:sqlite";
+import { preparedStatement } from "../../db/prepared.ts";
 import type { Db } from "../../db/store.ts";
 import type { ClaimedRow } from "./claimed-delivery.ts";
 
@@ -39,11 +39,6 @@ const endpointsSql = `SELECT id, url, secret_salt AS secretSalt,
     service_account_id AS serviceAccountId, status, verified_at IS NOT NULL AS verified
   FROM webhook_endpoints WHERE id IN (SELECT value FROM json_each(?))`;
 
-function statement(db: Db, sqlText: string): Statement {
-  if (!db.prepared) throw new Error("prepared statements are SQLite's");
-  return db.prepared(sqlText);
-}
-
 /** Due deliveries in due order, leaving out endpoints without room (reader, no lock). */
 export function sqliteCandidates(
   db: Db,
@@ -51,7 +46,11 @@ export function sqliteCandidates(
   fullEndpoints: readonly string[],
   limit: number,
 ): { id: string; endpointId: string }[] {
-  return statement(db, candidatesSql).all(now.getTime(), JSON.stringify(fullEndpoints), limit) as {
+  return preparedStatement(db, candidatesSql).all(
+    now.getTime(),
+    JSON.stringify(fullEndpoints),
+    limit,
+  ) as {
     id: string;
     endpointId: string;
   }[];
@@ -68,7 +67,7 @@ export function sqliteLeasedCounts(
   holder: string | null,
 ) {
   const at = now.getTime();
-  return statement(db, leasedSql).all(holder, JSON.stringify(endpoints), at, at) as {
+  return preparedStatement(db, leasedSql).all(holder, JSON.stringify(endpoints), at, at) as {
     endpointId: string;
     n: number;
     others: number;
@@ -86,7 +85,7 @@ export interface SqliteTake {
 /** Takes the rows still pending and due; returns them with their endpoint's state, by id. */
 export function sqliteTake(tx: Db, take: SqliteTake): ClaimedRow[] {
   const until = take.leaseUntil.getTime();
-  const taken = statement(tx, takeSql).all(
+  const taken = preparedStatement(tx, takeSql).all(
     until,
     until,
     take.claimToken,
@@ -104,7 +103,7 @@ export function sqliteTake(tx: Db, take: SqliteTake): ClaimedRow[] {
   const endpointIds = [...new Set(taken.map((row) => row.endpointId))];
   const endpoints = new Map(
     (
-      statement(tx, endpointsSql).all(JSON.stringify(endpointIds)) as {
+      preparedStatement(tx, endpointsSql).all(JSON.stringify(endpointIds)) as {
         id: string;
         url: string;
         secretSalt: string;

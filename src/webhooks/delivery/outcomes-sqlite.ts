@@ -5,8 +5,8 @@
 // rescheduled one statement each. Everything that needs no database (ids, the JSON of the
 // attempts and of the id lists) is built before the write lock is taken. The rules are
 // webhooks/delivery/outcomes.ts's; PostgreSQL's statements are webhooks/delivery/outcomes-postgres.ts.
-import type { Statement } from "bun:sqlite";
 import { newId } from "../../core/ids.ts";
+import { preparedStatement } from "../../db/prepared.ts";
 import type { Db } from "../../db/store.ts";
 import type { AttemptOutcome, EndpointState } from "./attempt-outcome.ts";
 
@@ -46,11 +46,6 @@ const dropSql = `UPDATE deliveries SET status = 'dropped', attempt_count = ?,
   RETURNING id`;
 
 const failureCountSql = "UPDATE webhook_endpoints SET failure_count = ? WHERE id = ?";
-
-function statement(db: Db, sqlText: string): Statement {
-  if (!db.prepared) throw new Error("prepared statements are SQLite's");
-  return db.prepared(sqlText);
-}
 
 /** A batch's parameters, built before the write lock is taken. */
 export interface SqliteBatch {
@@ -131,7 +126,7 @@ export function recordOnSqlite(tx: Db, batch: SqliteBatch, completedAt: Date): R
   let succeeded = 0;
   const completedAtMs = completedAt.getTime();
   for (const group of batch.succeeded) {
-    const updated = statement(tx, succeededSql).all(
+    const updated = preparedStatement(tx, succeededSql).all(
       group.statusCode,
       completedAtMs,
       group.idsJson,
@@ -141,7 +136,7 @@ export function recordOnSqlite(tx: Db, batch: SqliteBatch, completedAt: Date): R
     succeeded += updated.length;
   }
   if (batch.failedIdsJson !== undefined) {
-    const found = statement(tx, tokensSql).all(batch.failedIdsJson) as {
+    const found = preparedStatement(tx, tokensSql).all(batch.failedIdsJson) as {
       id: string;
       claimToken: string | null;
     }[];
@@ -155,8 +150,10 @@ export function recordOnSqlite(tx: Db, batch: SqliteBatch, completedAt: Date): R
     live.size === batch.outcomes.length
       ? batch.attemptsJson
       : JSON.stringify(batch.attemptRows.filter((row) => live.has(row[1] as string)));
-  statement(tx, attemptsSql).run(attemptsJson);
-  const endpoints = statement(tx, endpointsSql).all(batch.endpointIdsJson) as EndpointState[];
+  preparedStatement(tx, attemptsSql).run(attemptsJson);
+  const endpoints = preparedStatement(tx, endpointsSql).all(
+    batch.endpointIdsJson,
+  ) as EndpointState[];
   return { live, succeeded, endpoints };
 }
 
@@ -173,7 +170,7 @@ export interface SqliteFailure {
 /** Reschedules (or drops) one failed attempt's delivery; true when the row still was ours. */
 export function rescheduleOnSqlite(tx: Db, failure: SqliteFailure, completedAt: Date): boolean {
   const changed = failure.retryAt
-    ? statement(tx, retrySql).all(
+    ? preparedStatement(tx, retrySql).all(
         failure.attemptNumber,
         failure.retryAt.getTime(),
         failure.statusCode,
@@ -181,7 +178,7 @@ export function rescheduleOnSqlite(tx: Db, failure: SqliteFailure, completedAt: 
         failure.id,
         failure.claimToken,
       )
-    : statement(tx, dropSql).all(
+    : preparedStatement(tx, dropSql).all(
         failure.attemptNumber,
         failure.statusCode,
         failure.error,
@@ -194,5 +191,5 @@ export function rescheduleOnSqlite(tx: Db, failure: SqliteFailure, completedAt: 
 
 /** An endpoint's failure streak, as the batch left it. */
 export function setFailureCountOnSqlite(tx: Db, endpointId: string, failureCount: number): void {
-  statement(tx, failureCountSql).run(failureCount, endpointId);
+  preparedStatement(tx, failureCountSql).run(failureCount, endpointId);
 }

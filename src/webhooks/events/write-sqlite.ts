@@ -1,9 +1,10 @@
 // Writing events on SQLite with statements of fixed text, prepared once per connection
 // (Db.prepared): drizzle's building of the endpoints' read and the two inserts cost more than
 // running them, and all of it is held under the write lock every process on the file shares
-// (BENCHMARKS.md, "Events written under the write lock"). The rules are write.ts's; on
+// (BENCHMARKS.md, "Events under the write lock…", 2026-12-07). The rules are write.ts's; on
 // PostgreSQL the same statements go through drizzle there.
-import type { Statement } from "bun:sqlite";
+
+import { preparedStatement } from "../../db/prepared.ts";
 import type { NewRow } from "../../db/schema.ts";
 import type { Db } from "../../db/store.ts";
 
@@ -22,11 +23,6 @@ const deliverySql = `INSERT INTO deliveries (id, event_id, endpoint_id, kind, st
     attempt_count, next_attempt_at, created_at)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
 
-function statement(db: Db, sqlText: string): Statement {
-  if (!db.prepared) throw new Error("prepared statements are SQLite's");
-  return db.prepared(sqlText);
-}
-
 export interface EligibleEndpoint {
   id: string;
   serviceAccountId: string;
@@ -34,29 +30,37 @@ export interface EligibleEndpoint {
 }
 
 export function sqliteEligibleEndpoints(tx: Db, accountIds: readonly string[]): EligibleEndpoint[] {
-  return statement(tx, endpointsSql).all(JSON.stringify(accountIds)) as EligibleEndpoint[];
+  return preparedStatement(tx, endpointsSql).all(JSON.stringify(accountIds)) as EligibleEndpoint[];
 }
+
+/** A delivery as write.ts queues it: every column it sets given, so none has a default here. */
+export type QueuedDelivery = Required<
+  Pick<
+    NewRow<"deliveries">,
+    "id" | "eventId" | "endpointId" | "kind" | "status" | "attemptCount" | "createdAt"
+  >
+> & { nextAttemptAt: Date };
 
 /** The rows as write.ts built them; dates are stored as epoch milliseconds, like drizzle's. */
 export function sqliteInsertEvents(
   tx: Db,
   events: readonly NewRow<"events">[],
-  deliveries: readonly NewRow<"deliveries">[],
+  deliveries: readonly QueuedDelivery[],
 ): void {
-  const insertEvent = statement(tx, eventSql);
+  const insertEvent = preparedStatement(tx, eventSql);
   for (const row of events) {
     insertEvent.run(row.id, row.serviceAccountId, row.type, row.body, row.createdAt.getTime());
   }
-  const insertDelivery = statement(tx, deliverySql);
+  const insertDelivery = preparedStatement(tx, deliverySql);
   for (const row of deliveries) {
     insertDelivery.run(
       row.id,
       row.eventId,
       row.endpointId,
-      row.kind ?? "event",
-      row.status ?? "pending",
-      row.attemptCount ?? 0,
-      row.nextAttemptAt?.getTime() ?? null,
+      row.kind,
+      row.status,
+      row.attemptCount,
+      row.nextAttemptAt.getTime(),
       row.createdAt.getTime(),
     );
   }

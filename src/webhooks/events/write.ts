@@ -11,7 +11,12 @@ import { canonicalJson } from "./canonical-json.ts";
 import { eventDataSchemas } from "./data.ts";
 import { endpointWants } from "./event-filter.ts";
 import type { AccountEventType, EventData, EventEnvelope, EventType } from "./types.ts";
-import { sqliteEligibleEndpoints, sqliteInsertEvents } from "./write-sqlite.ts";
+import {
+  type EligibleEndpoint,
+  type QueuedDelivery,
+  sqliteEligibleEndpoints,
+  sqliteInsertEvents,
+} from "./write-sqlite.ts";
 
 export interface BuiltEvent<T extends EventType> {
   envelope: EventEnvelope<T>;
@@ -54,6 +59,26 @@ export interface AccountEventInput<T extends AccountEventType = AccountEventType
   data: EventData<T>;
 }
 
+/** The endpoints an event of these accounts may go to, by drizzle (write-sqlite.ts on SQLite). */
+function eligibleEndpoints(tx: Db, accountIds: string[]): Promise<EligibleEndpoint[]> {
+  const { webhookEndpoints } = tx.t;
+  return tx
+    .select({
+      id: webhookEndpoints.id,
+      serviceAccountId: webhookEndpoints.serviceAccountId,
+      eventTypes: webhookEndpoints.eventTypes,
+    })
+    .from(webhookEndpoints)
+    .where(
+      and(
+        inArray(webhookEndpoints.serviceAccountId, accountIds),
+        eq(webhookEndpoints.status, "active"),
+        isNotNull(webhookEndpoints.verifiedAt),
+      ),
+    )
+    .orderBy(asc(webhookEndpoints.id));
+}
+
 /**
  * Records account events inside the caller's transaction and queues one delivery per endpoint
  * of the account that is active and verified (spec 3) and whose event-type filter lets the
@@ -70,29 +95,15 @@ export async function recordAccountEvents(
   inputs: AccountEventInput[],
 ): Promise<RecordedEvent[]> {
   if (inputs.length === 0) return [];
-  const { events, deliveries, webhookEndpoints } = tx.t;
+  const { events, deliveries } = tx.t;
   const now = clock.now();
   const accountIds = [...new Set(inputs.map((input) => input.serviceAccountId))];
   const endpoints =
     tx.engine === "sqlite"
       ? sqliteEligibleEndpoints(tx, accountIds)
-      : await tx
-          .select({
-            id: webhookEndpoints.id,
-            serviceAccountId: webhookEndpoints.serviceAccountId,
-            eventTypes: webhookEndpoints.eventTypes,
-          })
-          .from(webhookEndpoints)
-          .where(
-            and(
-              inArray(webhookEndpoints.serviceAccountId, accountIds),
-              eq(webhookEndpoints.status, "active"),
-              isNotNull(webhookEndpoints.verifiedAt),
-            ),
-          )
-          .orderBy(asc(webhookEndpoints.id));
+      : await eligibleEndpoints(tx, accountIds);
   const eventRows: NewRow<"events">[] = [];
-  const deliveryRows: NewRow<"deliveries">[] = [];
+  const deliveryRows: QueuedDelivery[] = [];
   const recorded = inputs.map((input) => {
     const { envelope, body } = buildEvent(input.type, input.data, now);
     eventRows.push({
