@@ -197,7 +197,7 @@ describe("SQLite: the counter other processes' commits move (the outbox relay's)
       const before = counter();
       await store.db.write((tx) => putMeta(tx, "own", "this process"));
       expect(counter()).toBe(before);
-      // The reader's counter (the caches') moves with this process's commits too.
+      // The reader's counter (the caches') moves with another process's commit as well.
       const sharedBefore = store.changeCounter?.();
       const other = new SqliteConnection(store.path);
       other.exec("INSERT INTO instance_meta (key, value, updated_at) VALUES ('other', 'x', 0)");
