@@ -1,10 +1,18 @@
 // Synchronous reads (SQLite's prepared statements) asked for during one turn of the event loop,
-// run back to back once the turn's I/O is done (setImmediate) instead of one at a time between
-// the other work of each request. A statement that follows another keeps SQLite's code and the
-// B-tree's upper pages in the core's caches; one that follows the rest of a request (body
-// copies, socket buffers, allocations) finds them cold and costs ~1.6x (BENCHMARKS.md,
-// 2026-11-28 and 2026-12-03). Under load a turn carries many requests, so their reads share
-// one warm run; alone, a read waits only for the end of its own turn.
+// run back to back after it instead of one at a time between the other work of each request. A
+// statement that follows another keeps SQLite's code and the B-tree's upper pages in the core's
+// caches; one that follows the rest of a request (body copies, socket buffers, allocations)
+// finds them cold and costs ~1.6x (BENCHMARKS.md, 2026-11-28 and 2026-12-03). Under load a turn
+// carries many requests, so their reads share one warm run; alone, a read waits only for the
+// end of its turn and one empty poll.
+//
+// The run waits for the next turn's poll too: a batch's answers leave together at its end, so
+// the clients whose answers left last ask again just after the following poll. With the run
+// right after the turn (one setImmediate) those requests (4-6 of 32 under wrk -c32) missed the
+// batch and waited two; now the next poll's requests join it and every request waits one: under
+// wrk -c32 over uncached first pages, batches of 32 instead of 26-32, p90 7.4 -> 5.1-5.8 ms and
+// p99 11.1 -> 7.3-8.9 ms at the same rate; one request alone, no change (BENCHMARKS.md,
+// 2026-12-08).
 
 export interface TurnBatch {
   /** Runs `read` with the turn's other reads; its value or its error is this caller's alone. */
@@ -17,10 +25,13 @@ interface Queued {
   reject: (error: unknown) => void;
 }
 
+/** Runs `run` after this turn's I/O and the next turn's poll. */
+const afterNextPoll = (run: () => void): void => {
+  setImmediate(() => setImmediate(run));
+};
+
 /** `schedule` runs the queued reads after the turn (tests pass their own). */
-export function createTurnBatch(
-  schedule: (run: () => void) => void = (run) => void setImmediate(run),
-): TurnBatch {
+export function createTurnBatch(schedule: (run: () => void) => void = afterNextPoll): TurnBatch {
   let queued: Queued[] = [];
   const runQueued = () => {
     const batch = queued;

@@ -73,4 +73,28 @@ describe("the reads of one turn run together after it", () => {
     expect(await answer).toBe("done");
     expect(ran).toBe(true);
   });
+
+  test("by default a read asked for in the turn after the first still joins its batch (the next poll's requests wait one batch, not two)", async () => {
+    const batch = createTurnBatch();
+    const order: string[] = [];
+    const first = batch.run(() => {
+      order.push("first read");
+      return "first";
+    });
+    void first.then(() => order.push("first resumed"));
+    // What the next turn's poll hands over: a request received after this turn's I/O.
+    const second = await new Promise<Promise<string>>((resolve) =>
+      setImmediate(() =>
+        resolve(
+          batch.run(() => {
+            order.push("second read");
+            return "second";
+          }),
+        ),
+      ),
+    );
+    expect(await second).toBe("second");
+    expect(await first).toBe("first");
+    expect(order).toEqual(["first read", "second read", "first resumed"]);
+  });
 });
