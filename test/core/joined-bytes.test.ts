@@ -26,4 +26,14 @@ describe("joined bytes", () => {
     part[0] = 0x39;
     expect(text(joined)).toBe("[12]");
   });
+
+  test("own their whole buffer (no slice of a shared pool) and hold only the bytes joined, however small or large", () => {
+    for (const size of [0, 1, 100, 4_000, 40_000]) {
+      const part = new Uint8Array(size).fill(0x61);
+      const joined = joinedBytes(utf8.encode("["), [part, part], utf8.encode("]"));
+      expect(joined.byteOffset).toBe(0);
+      expect(joined.buffer.byteLength).toBe(2 * size + 3);
+      expect(text(joined)).toBe(`[${"a".repeat(size)},${"a".repeat(size)}]`);
+    }
+  });
 });
