@@ -159,10 +159,10 @@ export function createReadLane(deps: {
       const { body, unremembered } = await route.read({ principal, ...input });
       const requestId = deps.requestIds.next();
       // Reads are answered after the request's turn of the event loop (PostgreSQL: a round
-      // trip; SQLite: a transactions page, read at the turn's end: db/turn-batch.ts), so the
-      // body goes as bytes, in one write when large (http/late-answer.ts); a remembered answer
-      // keeps them. Encoded once and tagged from the bytes (the same tag as the text's, etag.ts):
-      // hashing the text converted it once per hash.
+      // trip; SQLite: a transactions page, read with its turn's others after the next poll:
+      // db/turn-batch.ts), so the body goes as bytes, in one write when large
+      // (http/late-answer.ts); a remembered answer keeps them. Encoded once and tagged from the
+      // bytes (the same tag as the text's, etag.ts): hashing the text converted it once per hash.
       const bytes = typeof body === "string" ? utf8.encode(body) : body;
       // The router's headers, in its order: request id, Cache-Control and the limit (auth.ts),
       // then the route's (read-route.ts).

@@ -64,9 +64,9 @@ const utf8Text = new TextDecoder();
 /**
  * The page's rows' JSON as bytes, one part per row. On SQLite straight from the prepared
  * statement (no row object per row: drizzle's row mapping cost about a tenth of an uncached
- * page's CPU), run with the other pages asked for in the same turn of the event loop
- * (db/turn-batch.ts: ~25 % less CPU per page under load); on PostgreSQL through drizzle's
- * execute (a round trip dwarfs the mapping), as text.
+ * page's CPU), run with the other pages asked for in the same turn of the event loop and in
+ * the next one's poll (db/turn-batch.ts: ~25 % less CPU per page under load); on PostgreSQL
+ * through drizzle's execute (a round trip dwarfs the mapping), as text.
  */
 async function readRows(
   query: PageQuery,
